@@ -1,0 +1,140 @@
+#include "kernels/elements.cuh"
+#include "kernels/reference.h"
+
+namespace cubench {
+namespace {
+
+constexpr int kThreads = 256;
+
+template <typename T>
+__global__ void gemm_tn_kernel(const T* a, const T* b, int k, const int* rows, const int* cols,
+                               double* ref, double* scale) {
+  __shared__ double sum[kThreads], abs_sum[kThreads];
+  const T* a_col = a + std::size_t(rows[blockIdx.x]) * k;
+  const T* b_col = b + std::size_t(cols[blockIdx.x]) * k;
+  double s = 0, s_abs = 0;
+  for (int i = threadIdx.x; i < k; i += kThreads) {
+    double p = load_double(a_col, i) * load_double(b_col, i);
+    s += p;
+    s_abs += fabs(p);
+  }
+  sum[threadIdx.x] = s;
+  abs_sum[threadIdx.x] = s_abs;
+  __syncthreads();
+  for (int stride = kThreads / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) {
+      sum[threadIdx.x] += sum[threadIdx.x + stride];
+      abs_sum[threadIdx.x] += abs_sum[threadIdx.x + stride];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    ref[blockIdx.x] = sum[0];
+    scale[blockIdx.x] = abs_sum[0];
+  }
+}
+
+template <typename T>
+__global__ void gather_kernel(const T* c, std::int64_t ldc, const int* rows, const int* cols,
+                              int count, double* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) out[i] = load_double(c, std::size_t(cols[i]) * ldc + rows[i]);
+}
+
+template <typename T>
+__global__ void to_double_kernel(const T* src, double* dst, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    dst[i] = load_double(src, i);
+}
+
+template <typename T>
+__global__ void nonfinite_kernel(const T* p, std::size_t n, unsigned long long* count) {
+  unsigned long long local = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    local += isfinite(load_double(p, i)) ? 0 : 1;
+  if (local) atomicAdd(count, local);
+}
+
+__global__ void diagonal_kernel(double* a, int n, std::int64_t lda, double value) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[std::size_t(i) * lda + i] += value;
+}
+
+// Positive doubles order like their bit patterns, so an integer atomicMax keeps the largest.
+__device__ void atomic_max_positive(double* target, double value) {
+  atomicMax(reinterpret_cast<unsigned long long*>(target),
+            static_cast<unsigned long long>(__double_as_longlong(value)));
+}
+
+template <typename T>
+__global__ void allreduce_error_kernel(const T* out, std::size_t n, std::uint64_t seed, int ranks,
+                                       float lo, float hi, double* max_error) {
+  double worst = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    double ref = 0, scale = 0;
+    for (int r = 0; r < ranks; ++r) {
+      double x = to_float(from_float<T>(uniform_at(seed + r, i, lo, hi)));  // as stored
+      ref += x;
+      scale += fabs(x);
+    }
+    double got = load_double(out, i);
+    double err = isfinite(got) ? fabs(got - ref) / fmax(scale, 1e-30) : 1e300;
+    worst = fmax(worst, err);
+  }
+  if (worst > 0) atomic_max_positive(max_error, worst);
+}
+
+}  // namespace
+
+void reference_gemm_tn(DType in, const void* a, const void* b, int k, const int* rows,
+                       const int* cols, int count, double* ref, double* scale,
+                       cudaStream_t stream) {
+  dispatch_dtype(in, [&](auto tag) {
+    using T = decltype(tag);
+    gemm_tn_kernel<T><<<count, kThreads, 0, stream>>>(static_cast<const T*>(a),
+                                                      static_cast<const T*>(b), k, rows, cols,
+                                                      ref, scale);
+  });
+}
+
+void gather_as_double(DType t, const void* c, std::int64_t ldc, const int* rows, const int* cols,
+                      int count, double* out, cudaStream_t stream) {
+  dispatch_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    gather_kernel<T><<<(count + 255) / 256, 256, 0, stream>>>(static_cast<const T*>(c), ldc, rows,
+                                                              cols, count, out);
+  });
+}
+
+void convert_to_double(DType t, const void* src, double* dst, std::size_t n, cudaStream_t stream) {
+  dispatch_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    to_double_kernel<T><<<4096, 256, 0, stream>>>(static_cast<const T*>(src), dst, n);
+  });
+}
+
+void count_nonfinite(DType t, const void* p, std::size_t n, unsigned long long* count,
+                     cudaStream_t stream) {
+  dispatch_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    nonfinite_kernel<T><<<4096, 256, 0, stream>>>(static_cast<const T*>(p), n, count);
+  });
+}
+
+void add_to_diagonal(double* a, int n, std::int64_t lda, double value, cudaStream_t stream) {
+  diagonal_kernel<<<(n + 255) / 256, 256, 0, stream>>>(a, n, lda, value);
+}
+
+void allreduce_max_error(DType t, const void* out, std::size_t n, std::uint64_t seed, int ranks,
+                         float lo, float hi, double* max_error, cudaStream_t stream) {
+  dispatch_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    allreduce_error_kernel<T><<<4096, 256, 0, stream>>>(static_cast<const T*>(out), n, seed, ranks,
+                                                        lo, hi, max_error);
+  });
+}
+
+}  // namespace cubench

@@ -1,0 +1,38 @@
+#pragma once
+// Reference computations and checks on the device, in double precision, independent of the
+// libraries under test: they read the same inputs and say what the answer should be.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "fixtures/dtype.h"
+
+namespace cubench {
+
+// For `count` sampled positions (rows[i], cols[i]) of C = A^T B, with A stored k x m and B k x n
+// (column-major, leading dimension k): ref[i] = sum_k A(k,row) B(k,col) and
+// scale[i] = sum_k |A(k,row) B(k,col)|, in double. rows, cols, ref, scale are device pointers.
+void reference_gemm_tn(DType in, const void* a, const void* b, int k, const int* rows,
+                       const int* cols, int count, double* ref, double* scale, cudaStream_t stream);
+
+// out[i] = C(rows[i], cols[i]) as double; C column-major with leading dimension ldc.
+void gather_as_double(DType t, const void* c, std::int64_t ldc, const int* rows, const int* cols,
+                      int count, double* out, cudaStream_t stream);
+
+void convert_to_double(DType t, const void* src, double* dst, std::size_t n, cudaStream_t stream);
+
+// *count += number of NaN/inf elements (count is a device pointer).
+void count_nonfinite(DType t, const void* p, std::size_t n, unsigned long long* count,
+                     cudaStream_t stream);
+
+// A(i,i) += value for i < n (column-major, leading dimension lda).
+void add_to_diagonal(double* a, int n, std::int64_t lda, double value, cudaStream_t stream);
+
+// Checks an all-reduce sum: input r was fill_uniform(t, ..., seed + r, lo, hi). Regenerates the
+// inputs, sums them in double, and raises *max_error (device pointer, initialised to 0) to the
+// largest |out - ref| / sum_r |input_r|; non-finite results count as error 1e300.
+void allreduce_max_error(DType t, const void* out, std::size_t n, std::uint64_t seed, int ranks,
+                         float lo, float hi, double* max_error, cudaStream_t stream);
+
+}  // namespace cubench

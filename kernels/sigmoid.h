@@ -1,0 +1,24 @@
+#pragma once
+// Our sigmoid kernels, y = 1 / (1 + exp(-x)), computed in float for every storage type:
+// - naive: one element per thread, one launch-sized grid (the seed articles' kernel);
+// - vectorized: 16-byte loads and stores, two vectors in flight per thread, grid-stride loop
+//   over a grid sized to the GPU (8 blocks of 256 per SM).
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string_view>
+
+#include "fixtures/dtype.h"
+
+namespace cubench {
+
+enum class SigmoidVariant { naive, vectorized };
+
+std::string_view sigmoid_variant_name(SigmoidVariant v);
+
+// x and y must be 16-byte aligned for the vectorized variant (every pool allocation is); fp32,
+// fp16 and bf16 only. Returns false (launching nothing) for an unsupported dtype.
+bool launch_sigmoid(SigmoidVariant variant, DType t, const void* x, void* y, std::size_t n,
+                    int sm_count, cudaStream_t stream);
+
+}  // namespace cubench
