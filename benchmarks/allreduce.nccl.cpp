@@ -1,0 +1,188 @@
+// allreduce/<dtype>/<bytes>/<inplace|outofplace>: ncclAllReduce (sum) from one process driving
+// every visible GPU (ncclCommInitAll), or the first --cubench_gpus=N of them, the run's device
+// first. Sizes 8 B to 512 MiB by factors of 4, plus the 1 GiB headline.
+// Timing: the other GPUs' streams wait on the timed stream before the collective and the timed
+// stream waits on theirs after it, so the runner's events bracket the whole collective.
+// Figures as nccl-tests defines them: algbw = bytes / time, busbw = algbw * 2(n-1)/n (not
+// meaningful on one GPU: nothing crosses a bus, and the label says so).
+// Check: each rank's input is a counter-based random fill (seed + rank); a device kernel
+// regenerates all inputs, sums them in double and bounds |out - sum| / sum|x| by the dtype's
+// tolerance on every element of every rank.
+#include <nccl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fixtures/check_nccl.h"
+#include "fixtures/models.h"
+#include "fixtures/options.h"
+#include "fixtures/registry.h"
+#include "kernels/fill.h"
+#include "kernels/reference.h"
+
+namespace cubench {
+namespace {
+
+ncclDataType_t nccl_type(DType t) {
+  switch (t) {
+    case DType::fp32: return ncclFloat32;
+    case DType::fp16: return ncclFloat16;
+    case DType::bf16: return ncclBfloat16;
+    default: throw Error("allreduce: no NCCL type for dtype " + std::string(dtype_name(t)));
+  }
+}
+
+// One communicator per GPU for the whole run: creating them costs far more than most
+// collectives, so they outlive benchmark configurations. Deliberately never destroyed: tearing
+// NCCL down during static destruction, after the CUDA runtime has begun to, can hang.
+class NcclWorld {
+ public:
+  static NcclWorld& get(int primary) {
+    static NcclWorld* world = new NcclWorld(primary);
+    return *world;
+  }
+  int size() const { return static_cast<int>(devices_.size()); }
+  int device(int rank) const { return devices_[rank]; }
+  ncclComm_t comm(int rank) const { return comms_[rank]; }
+
+ private:
+  explicit NcclWorld(int primary) {
+    int visible = 0;
+    CUBENCH_CUDA(cudaGetDeviceCount(&visible));
+    int wanted = options().gpus == 0 ? visible : options().gpus;
+    if (wanted > visible)
+      throw Error("--cubench_gpus=" + std::to_string(wanted) + " but only " +
+                  std::to_string(visible) + " GPU(s) are visible");
+    devices_.push_back(primary);
+    for (int d = 0; d < visible && static_cast<int>(devices_.size()) < wanted; ++d)
+      if (d != primary) devices_.push_back(d);
+    comms_.resize(devices_.size());
+    CUBENCH_NCCL(ncclCommInitAll(comms_.data(), size(), devices_.data()));
+  }
+  std::vector<int> devices_;
+  std::vector<ncclComm_t> comms_;
+};
+
+class AllReduce final : public BenchmarkCase {
+ public:
+  AllReduce(DType t, std::size_t bytes, bool in_place) : t_(t), bytes_(bytes), in_place_(in_place) {}
+
+  ~AllReduce() override {
+    for (cudaEvent_t e : done_)
+      if (e) cudaEventDestroy(e);
+    if (go_) cudaEventDestroy(go_);
+  }
+
+  void setup(GpuEnv& env) override {
+    world_ = &NcclWorld::get(env.device());
+    count_ = bytes_ / dtype_bytes(t_);
+    seed_ = env.fresh_seed();
+    CUBENCH_CUDA(cudaEventCreateWithFlags(&go_, cudaEventDisableTiming));
+    for (int r = 0; r < world_->size(); ++r) {
+      int dev = world_->device(r);
+      send_.push_back(env.alloc_on(dev, bytes_));
+      recv_.push_back(in_place_ ? DeviceBuffer() : env.alloc_on(dev, bytes_));
+      CUBENCH_CUDA(cudaSetDevice(dev));
+      cudaEvent_t done;
+      CUBENCH_CUDA(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+      done_.push_back(done);
+      fill_uniform(t_, send_[r].get(), count_, seed_ + r, -1.f, 1.f, env.stream_on(dev));
+      CUBENCH_CUDA_LAUNCHED();
+      if (!in_place_)
+        CUBENCH_CUDA(cudaMemsetAsync(recv_[r].get(), 0xff, bytes_, env.stream_on(dev)));
+    }
+    CUBENCH_CUDA(cudaSetDevice(env.device()));
+    env.synchronize_all();
+  }
+
+  void run(GpuEnv& env) override {
+    cudaStream_t timed = env.stream();
+    CUBENCH_CUDA(cudaEventRecord(go_, timed));
+    for (int r = 1; r < world_->size(); ++r)
+      CUBENCH_CUDA(cudaStreamWaitEvent(env.stream_on(world_->device(r)), go_, 0));
+    CUBENCH_NCCL(ncclGroupStart());
+    for (int r = 0; r < world_->size(); ++r) {
+      void* out = in_place_ ? send_[r].get() : recv_[r].get();
+      CUBENCH_NCCL(ncclAllReduce(send_[r].get(), out, count_, nccl_type(t_), ncclSum,
+                                 world_->comm(r), env.stream_on(world_->device(r))));
+    }
+    CUBENCH_NCCL(ncclGroupEnd());
+    for (int r = 1; r < world_->size(); ++r) {
+      cudaStream_t s = env.stream_on(world_->device(r));
+      CUBENCH_CUDA(cudaEventRecord(done_[r], s));
+      CUBENCH_CUDA(cudaStreamWaitEvent(timed, done_[r], 0));
+    }
+  }
+
+  void validate(GpuEnv& env) override {
+    env.synchronize_all();
+    double worst = 0;
+    for (int r = 0; r < world_->size(); ++r) {
+      int dev = world_->device(r);
+      cudaStream_t s = env.stream_on(dev);
+      CUBENCH_CUDA(cudaSetDevice(dev));
+      DeviceBuffer err = env.alloc_on(dev, sizeof(double));
+      CUBENCH_CUDA(cudaMemsetAsync(err.get(), 0, sizeof(double), s));
+      const void* out = in_place_ ? send_[r].get() : recv_[r].get();
+      allreduce_max_error(t_, out, count_, seed_, world_->size(), -1.f, 1.f, err.as<double>(), s);
+      CUBENCH_CUDA_LAUNCHED();
+      double e = 0;
+      CUBENCH_CUDA(cudaMemcpyAsync(&e, err.get(), sizeof e, cudaMemcpyDeviceToHost, s));
+      CUBENCH_CUDA(cudaStreamSynchronize(s));
+      worst = std::max(worst, e);
+    }
+    CUBENCH_CUDA(cudaSetDevice(env.device()));
+    if (!(worst <= dtype_tolerance(t_)))
+      throw ValidationError("allreduce " + std::string(dtype_name(t_)) + " " +
+                            std::to_string(bytes_) + " B over " + std::to_string(world_->size()) +
+                            " GPU(s): worst |out - sum| / sum|x| = " + std::to_string(worst) +
+                            " exceeds " + std::to_string(dtype_tolerance(t_)));
+  }
+
+  Work work() const override { return {}; }  // bandwidths are nccl-tests' own, below
+
+  std::map<std::string, double> counters(double seconds) const override {
+    double algbw = bytes_ / seconds;
+    return {{"algbw_GBps", algbw / 1e9},
+            {"busbw_GBps", algbw * model::allreduce_bus_factor(world_->size()) / 1e9},
+            {"gpus", static_cast<double>(world_->size())}};
+  }
+
+  std::string label() const override {
+    std::string l = std::to_string(world_->size()) + " GPU(s)";
+    if (world_->size() == 1) l += "; 1 GPU: busbw is not meaningful (nothing crosses a bus)";
+    return l;
+  }
+
+ private:
+  DType t_;
+  std::size_t bytes_;
+  bool in_place_;
+  std::size_t count_ = 0;
+  std::uint64_t seed_ = 0;
+  NcclWorld* world_ = nullptr;
+  std::vector<DeviceBuffer> send_, recv_;
+  std::vector<cudaEvent_t> done_;
+  cudaEvent_t go_ = nullptr;
+};
+
+void register_allreduce() {
+  std::vector<std::size_t> sizes;
+  for (std::size_t b = 8; b <= (std::size_t{512} << 20); b *= 4) sizes.push_back(b);
+  sizes.push_back(std::size_t{1} << 30);
+  for (DType t : {DType::fp32, DType::fp16, DType::bf16})
+    for (std::size_t b : sizes)
+      for (bool in_place : {false, true}) {
+        Spec spec;
+        spec.name = "allreduce/" + std::string(dtype_name(t)) + "/" + std::to_string(b) +
+                    (in_place ? "/inplace" : "/outofplace");
+        spec.make = [=] { return std::make_unique<AllReduce>(t, b, in_place); };
+        spec.size = double(b);
+        register_case(spec);
+      }
+}
+CUBENCH_REGISTER(register_allreduce);
+
+}  // namespace
+}  // namespace cubench

@@ -1,0 +1,257 @@
+// svd/<algo>/<dtype>/<n>: singular value decomposition of a random n x n matrix with cuSOLVER,
+// singular values and both sets of vectors:
+//   gesvd  - QR iteration (cusolverDnXgesvd), the LAPACK-style reference
+//   gesvdj - Jacobi (cusolverDn<S|D>gesvdj, default tolerance and sweeps)
+//   gesvdp - polar decomposition (cusolverDnXgesvdp)
+// The input is restored from a pristine copy before every sample, outside the timed region.
+// Check (in double on the device, with cuBLAS): relative reconstruction error
+// ||A - U S V^T||_F / ||A||_F and orthogonality ||U^T U - I||_F / sqrt(n) (and V's), both within
+// 100 sqrt(n) eps of the dtype, plus cuSOLVER's info == 0. Both are reported as counters.
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "fixtures/check.h"
+#include "fixtures/compat/cuda_features.h"
+#include "fixtures/registry.h"
+#include "fixtures/validate.h"
+#include "kernels/fill.h"
+#include "kernels/reference.h"
+
+namespace cubench {
+namespace {
+
+enum class SvdAlgo { gesvd, gesvdj, gesvdp };
+
+const char* algo_name(SvdAlgo a) {
+  switch (a) {
+    case SvdAlgo::gesvd: return "gesvd";
+    case SvdAlgo::gesvdj: return "gesvdj";
+    case SvdAlgo::gesvdp: return "gesvdp";
+  }
+  return "?";
+}
+
+cudaDataType_t cuda_type(DType t) { return t == DType::fp64 ? CUDA_R_64F : CUDA_R_32F; }
+
+// cuSOLVER's typed Jacobi entry points, picked by element type.
+cusolverStatus_t gesvdj_buffer(cusolverDnHandle_t h, int n, const float* a, const float* s,
+                               const float* u, const float* v, int* lwork, gesvdjInfo_t p) {
+  return cusolverDnSgesvdj_bufferSize(h, CUSOLVER_EIG_MODE_VECTOR, 0, n, n, a, n, s, u, n, v, n,
+                                      lwork, p);
+}
+cusolverStatus_t gesvdj_buffer(cusolverDnHandle_t h, int n, const double* a, const double* s,
+                               const double* u, const double* v, int* lwork, gesvdjInfo_t p) {
+  return cusolverDnDgesvdj_bufferSize(h, CUSOLVER_EIG_MODE_VECTOR, 0, n, n, a, n, s, u, n, v, n,
+                                      lwork, p);
+}
+cusolverStatus_t gesvdj(cusolverDnHandle_t h, int n, float* a, float* s, float* u, float* v,
+                        float* work, int lwork, int* info, gesvdjInfo_t p) {
+  return cusolverDnSgesvdj(h, CUSOLVER_EIG_MODE_VECTOR, 0, n, n, a, n, s, u, n, v, n, work, lwork,
+                           info, p);
+}
+cusolverStatus_t gesvdj(cusolverDnHandle_t h, int n, double* a, double* s, double* u, double* v,
+                        double* work, int lwork, int* info, gesvdjInfo_t p) {
+  return cusolverDnDgesvdj(h, CUSOLVER_EIG_MODE_VECTOR, 0, n, n, a, n, s, u, n, v, n, work, lwork,
+                           info, p);
+}
+
+class Svd final : public BenchmarkCase {
+ public:
+  Svd(SvdAlgo algo, DType t, int n) : algo_(algo), t_(t), n_(n) {}
+
+  ~Svd() override {
+    if (jacobi_) cusolverDnDestroyGesvdjInfo(jacobi_);
+    if (params_) cusolverDnDestroyParams(params_);
+    if (solver_) cusolverDnDestroy(solver_);
+    if (blas_) cublasDestroy(blas_);
+  }
+
+  void setup(GpuEnv& env) override {
+    cudaStream_t s = env.stream();
+    const std::size_t elems = std::size_t(n_) * n_, bytes = elems * dtype_bytes(t_);
+    pristine_ = env.alloc(bytes);
+    a_ = env.alloc(bytes);
+    u_ = env.alloc(bytes);
+    v_ = env.alloc(bytes);
+    s_ = env.alloc(n_ * dtype_bytes(t_));
+    info_ = env.alloc(sizeof(int));
+    fill_uniform(t_, pristine_.get(), elems, env.fresh_seed(), -1.f, 1.f, s);
+    CUBENCH_CUDA_LAUNCHED();
+    // Poisoned outputs: anything the solver fails to write shows up as NaN in the check.
+    for (DeviceBuffer* out : {&u_, &v_, &s_})
+      CUBENCH_CUDA(cudaMemsetAsync(out->get(), 0xff, out->bytes(), s));
+
+    CUBENCH_CUSOLVER(cusolverDnCreate(&solver_));
+    CUBENCH_CUSOLVER(cusolverDnSetStream(solver_, s));
+    CUBENCH_CUSOLVER(cusolverDnCreateParams(&params_));
+    const cudaDataType_t ct = cuda_type(t_);
+    std::size_t device_bytes = 0, host_bytes = 0;
+    if (algo_ == SvdAlgo::gesvd) {
+      CUBENCH_CUSOLVER(cusolverDnXgesvd_bufferSize(solver_, params_, 'S', 'S', n_, n_, ct, a_.get(),
+                                                   n_, ct, s_.get(), ct, u_.get(), n_, ct, v_.get(),
+                                                   n_, ct, &device_bytes, &host_bytes));
+    } else if (algo_ == SvdAlgo::gesvdp) {
+      CUBENCH_CUSOLVER(cusolverDnXgesvdp_bufferSize(
+          solver_, params_, CUSOLVER_EIG_MODE_VECTOR, 0, n_, n_, ct, a_.get(), n_, ct, s_.get(),
+          ct, u_.get(), n_, ct, v_.get(), n_, ct, &device_bytes, &host_bytes));
+    } else {
+      CUBENCH_CUSOLVER(cusolverDnCreateGesvdjInfo(&jacobi_));
+      int lwork = 0;
+      if (t_ == DType::fp64)
+        CUBENCH_CUSOLVER(gesvdj_buffer(solver_, n_, a_.as<double>(), s_.as<double>(),
+                                       u_.as<double>(), v_.as<double>(), &lwork, jacobi_));
+      else
+        CUBENCH_CUSOLVER(gesvdj_buffer(solver_, n_, a_.as<float>(), s_.as<float>(),
+                                       u_.as<float>(), v_.as<float>(), &lwork, jacobi_));
+      lwork_ = lwork;
+      device_bytes = std::size_t(lwork) * dtype_bytes(t_);
+    }
+    work_ = env.alloc(device_bytes > 0 ? device_bytes : 1);
+    device_work_bytes_ = device_bytes;
+    host_work_.resize(host_bytes > 0 ? host_bytes : 1);
+    CUBENCH_CUBLAS(cublasCreate(&blas_));
+    CUBENCH_CUBLAS(cublasSetStream(blas_, s));
+  }
+
+  void prepare(GpuEnv& env) override {
+    CUBENCH_CUDA(cudaMemcpyAsync(a_.get(), pristine_.get(), pristine_.bytes(),
+                                 cudaMemcpyDeviceToDevice, env.stream()));
+  }
+
+  void run(GpuEnv&) override {
+    const cudaDataType_t ct = cuda_type(t_);
+    int* info = info_.as<int>();
+    switch (algo_) {
+      case SvdAlgo::gesvd:
+        CUBENCH_CUSOLVER(cusolverDnXgesvd(solver_, params_, 'S', 'S', n_, n_, ct, a_.get(), n_, ct,
+                                          s_.get(), ct, u_.get(), n_, ct, v_.get(), n_, ct,
+                                          work_.get(), device_work_bytes_, host_work_.data(),
+                                          host_work_.size(), info));
+        break;
+      case SvdAlgo::gesvdp: {
+        double err_sigma = 0;
+        CUBENCH_CUSOLVER(cusolverDnXgesvdp(solver_, params_, CUSOLVER_EIG_MODE_VECTOR, 0, n_, n_,
+                                           ct, a_.get(), n_, ct, s_.get(), ct, u_.get(), n_, ct,
+                                           v_.get(), n_, ct, work_.get(), device_work_bytes_,
+                                           host_work_.data(), host_work_.size(), info,
+                                           &err_sigma));
+        break;
+      }
+      case SvdAlgo::gesvdj:
+        if (t_ == DType::fp64)
+          CUBENCH_CUSOLVER(gesvdj(solver_, n_, a_.as<double>(), s_.as<double>(), u_.as<double>(),
+                                  v_.as<double>(), work_.as<double>(), lwork_, info, jacobi_));
+        else
+          CUBENCH_CUSOLVER(gesvdj(solver_, n_, a_.as<float>(), s_.as<float>(), u_.as<float>(),
+                                  v_.as<float>(), work_.as<float>(), lwork_, info, jacobi_));
+        break;
+    }
+  }
+
+  void validate(GpuEnv& env) override {
+    cudaStream_t s = env.stream();
+    int info = 0;
+    CUBENCH_CUDA(cudaMemcpyAsync(&info, info_.get(), sizeof info, cudaMemcpyDeviceToHost, s));
+    CUBENCH_CUDA(cudaStreamSynchronize(s));
+    if (info != 0)
+      throw ValidationError(describe() + ": cuSOLVER info = " + std::to_string(info) +
+                            (info > 0 ? " (did not converge)" : " (bad parameter)"));
+    const std::size_t elems = std::size_t(n_) * n_;
+    DeviceBuffer a = env.alloc(elems * 8), u = env.alloc(elems * 8), v = env.alloc(elems * 8);
+    DeviceBuffer scratch = env.alloc(elems * 8), sv = env.alloc(n_ * 8);
+    convert_to_double(t_, pristine_.get(), a.as<double>(), elems, s);
+    convert_to_double(t_, u_.get(), u.as<double>(), elems, s);
+    convert_to_double(t_, v_.get(), v.as<double>(), elems, s);
+    convert_to_double(t_, s_.get(), sv.as<double>(), n_, s);
+    CUBENCH_CUDA_LAUNCHED();
+    // gesvd returns V^T; the others return V.
+    const cublasOperation_t v_op = algo_ == SvdAlgo::gesvd ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const double one = 1, minus_one = -1;
+    double norm_a = 0, norm_r = 0;
+    CUBENCH_CUBLAS(cublasDnrm2(blas_, elems, a.as<double>(), 1, &norm_a));
+    // scratch = U diag(S); a = a - scratch * op(V)
+    CUBENCH_CUBLAS(cublasDdgmm(blas_, CUBLAS_SIDE_RIGHT, n_, n_, u.as<double>(), n_,
+                               sv.as<double>(), 1, scratch.as<double>(), n_));
+    CUBENCH_CUBLAS(cublasDgemm(blas_, CUBLAS_OP_N, v_op, n_, n_, n_, &minus_one,
+                               scratch.as<double>(), n_, v.as<double>(), n_, &one, a.as<double>(),
+                               n_));
+    CUBENCH_CUBLAS(cublasDnrm2(blas_, elems, a.as<double>(), 1, &norm_r));
+    recon_error_ = norm_r / norm_a;
+    ortho_error_ = std::max(orthogonality(u, CUBLAS_OP_T, scratch, s),
+                            orthogonality(v, v_op == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T,
+                                          scratch, s));
+    const double tol = 100 * std::sqrt(double(n_)) *
+                       (t_ == DType::fp64 ? std::numeric_limits<double>::epsilon()
+                                          : std::numeric_limits<float>::epsilon());
+    require_at_most(describe() + ": reconstruction error ||A - U S V^T|| / ||A||", recon_error_,
+                    tol);
+    require_at_most(describe() + ": orthogonality error ||Q^T Q - I|| / sqrt(n)", ortho_error_,
+                    tol);
+  }
+
+  Work work() const override { return {}; }  // no agreed FLOP count for iterative SVDs
+
+  std::string label() const override { return std::string("cuSOLVER ") + algo_name(algo_); }
+
+  std::map<std::string, double> counters(double) const override {
+    return {{"recon_error", recon_error_}, {"ortho_error", ortho_error_}};
+  }
+
+ private:
+  std::string describe() const {
+    return std::string("svd ") + algo_name(algo_) + " " + std::string(dtype_name(t_)) + " n=" +
+           std::to_string(n_);
+  }
+
+  // ||op(M) op(M)^T - I||_F / sqrt(n): first = CUBLAS_OP_T checks M's columns (U, V),
+  // CUBLAS_OP_N its rows (V^T from gesvd).
+  double orthogonality(const DeviceBuffer& m, cublasOperation_t first, DeviceBuffer& out,
+                       cudaStream_t s) {
+    const double one = 1, zero = 0;
+    const cublasOperation_t second = first == CUBLAS_OP_T ? CUBLAS_OP_N : CUBLAS_OP_T;
+    CUBENCH_CUBLAS(cublasDgemm(blas_, first, second, n_, n_, n_, &one, m.as<double>(), n_,
+                               m.as<double>(), n_, &zero, out.as<double>(), n_));
+    add_to_diagonal(out.as<double>(), n_, n_, -1.0, s);
+    CUBENCH_CUDA_LAUNCHED();
+    double norm = 0;
+    CUBENCH_CUBLAS(cublasDnrm2(blas_, std::size_t(n_) * n_, out.as<double>(), 1, &norm));
+    return norm / std::sqrt(double(n_));
+  }
+
+  SvdAlgo algo_;
+  DType t_;
+  int n_;
+  DeviceBuffer pristine_, a_, u_, v_, s_, info_, work_;
+  std::size_t device_work_bytes_ = 0;
+  int lwork_ = 0;
+  std::vector<char> host_work_;
+  cusolverDnHandle_t solver_ = nullptr;
+  cusolverDnParams_t params_ = nullptr;
+  gesvdjInfo_t jacobi_ = nullptr;
+  cublasHandle_t blas_ = nullptr;
+  double recon_error_ = 0, ortho_error_ = 0;
+};
+
+void register_svd() {
+  std::vector<SvdAlgo> algos = {SvdAlgo::gesvd, SvdAlgo::gesvdj};
+  if (CUBENCH_HAS_XGESVDP) algos.push_back(SvdAlgo::gesvdp);
+  for (SvdAlgo algo : algos)
+    for (DType t : {DType::fp32, DType::fp64})
+      for (int n : {512, 1024, 2048, 4096}) {
+        Spec spec;
+        spec.name = std::string("svd/") + algo_name(algo) + "/" + std::string(dtype_name(t)) +
+                    "/" + std::to_string(n);
+        spec.make = [=] { return std::make_unique<Svd>(algo, t, n); };
+        spec.size = double(n) * n * n;
+        register_case(spec);
+      }
+}
+CUBENCH_REGISTER(register_svd);
+
+}  // namespace
+}  // namespace cubench

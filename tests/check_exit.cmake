@@ -1,0 +1,16 @@
+# Runs BINARY with ARGS (a ;-list) and checks the exit code and that the output matches a regex.
+separate_arguments(args UNIX_COMMAND "${ARGS}")
+execute_process(COMMAND "${BINARY}" ${args} RESULT_VARIABLE code OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+string(APPEND out "${err}")
+if(NOT code EQUAL EXPECT_CODE)
+  message(FATAL_ERROR "exit code ${code}, expected ${EXPECT_CODE}; output:\n${out}")
+endif()
+if(NOT out MATCHES "${EXPECT_REGEX}")
+  message(FATAL_ERROR "output does not match '${EXPECT_REGEX}':\n${out}")
+endif()
+string(REGEX MATCHALL "\n" lines "${err}")
+list(LENGTH lines n)
+if(EXPECT_CODE GREATER 0 AND n GREATER 1)
+  message(FATAL_ERROR "expected one line on stderr, got ${n}:\n${err}")
+endif()

@@ -1,0 +1,22 @@
+# Every family the interface promises shows up in --benchmark_list_tests.
+execute_process(COMMAND "${BINARY}" --benchmark_list_tests RESULT_VARIABLE code
+                OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "--benchmark_list_tests exited ${code}: ${err}")
+endif()
+foreach(family IN LISTS FAMILIES)
+  string(FIND "${out}" "\n${family}" at)
+  if(at EQUAL -1)
+    string(FIND "${out}" "${family}" at)
+    if(NOT at EQUAL 0)
+      message(FATAL_ERROR "no benchmark registered for ${family}")
+    endif()
+  endif()
+endforeach()
+foreach(name "gemm/bf16/4096/4096/4096/manual_time" "sigmoid/vectorized/fp32/10000000/cold/manual_time"
+             "svd/gesvd/fp32/2048/manual_time" "launch/empty/manual_time")
+  string(FIND "${out}" "${name}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "missing ${name}")
+  endif()
+endforeach()

@@ -1,0 +1,201 @@
+// Flags and environment, filter selection, validation logic, clocks and the run context: all
+// without a GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <regex>
+#include <set>
+
+#include "fixtures/check.h"
+#include "fixtures/clock.h"
+#include "fixtures/context.h"
+#include "fixtures/options.h"
+#include "fixtures/registry.h"
+#include "fixtures/validate.h"
+
+namespace cubench {
+namespace {
+
+TEST(Options, FlagsAreTakenOutOfArgv) {
+  std::vector<std::string> args = {"cubench", "--cubench_device=1", "--benchmark_filter=gemm",
+                                   "--cubench_gpus=8"};
+  Options o = parse_options(args, nullptr, nullptr);
+  EXPECT_EQ(o.device, 1);
+  EXPECT_EQ(o.gpus, 8);
+  EXPECT_EQ(args, (std::vector<std::string>{"cubench", "--benchmark_filter=gemm"}));
+}
+
+TEST(Options, EnvironmentIsTheDefaultAndFlagsWin) {
+  std::vector<std::string> args = {"cubench"};
+  EXPECT_EQ(parse_options(args, "3", "2").device, 3);
+  EXPECT_EQ(parse_options(args, "3", "2").gpus, 2);
+  args = {"cubench", "--cubench_device=0"};
+  EXPECT_EQ(parse_options(args, "3", nullptr).device, 0);
+  args = {"cubench"};
+  EXPECT_EQ(parse_options(args, "", nullptr).device, 0);  // empty variable: unset
+}
+
+TEST(Options, BadValuesAreClearErrors) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"cubench", "--cubench_device=-1"},
+        std::vector<std::string>{"cubench", "--cubench_device=one"},
+        std::vector<std::string>{"cubench", "--cubench_gpus"},
+        std::vector<std::string>{"cubench", "--cubench_gpus=99999999999"},
+        std::vector<std::string>{"cubench", "--cubench_typo=1"}})
+    EXPECT_THROW(parse_options(args, nullptr, nullptr), std::invalid_argument) << args[1];
+  std::vector<std::string> args = {"cubench"};
+  EXPECT_THROW(parse_options(args, "x", nullptr), std::invalid_argument);
+  try {
+    parse_count("--cubench_device", "abc");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--cubench_device takes a non-negative integer, got 'abc'");
+  }
+}
+
+TEST(Registry, FamilyDropsNumericSegments) {
+  EXPECT_EQ(family_of("gemm/bf16/4096/4096/4096"), "gemm/bf16");
+  EXPECT_EQ(family_of("sigmoid/vectorized/fp16/10000000/cold"), "sigmoid/vectorized/fp16/cold");
+  EXPECT_EQ(family_of("launch/empty"), "launch/empty");
+}
+
+std::vector<Spec> fake_specs() {
+  std::vector<Spec> s(4);
+  s[0].name = "gemm/bf16/4096/4096/4096";
+  s[1].name = "gemm_autotune/bf16/4096/4096/4096";
+  s[2].name = "launch/empty";
+  s[3].name = "cpu/thing";
+  s[3].needs_gpu = false;
+  return s;
+}
+
+TEST(Registry, SelectsAsGoogleBenchmarkFilters) {
+  auto specs = fake_specs();
+  EXPECT_EQ(select_cases(specs, "").size(), 4u);
+  EXPECT_EQ(select_cases(specs, "all").size(), 4u);
+  EXPECT_EQ(select_cases(specs, "gemm").size(), 2u);
+  EXPECT_EQ(select_cases(specs, "^gemm/").size(), 1u);
+  EXPECT_EQ(select_cases(specs, "-gemm").size(), 2u);
+  EXPECT_EQ(select_cases(specs, "empty/manual_time$").size(), 1u);  // the reported name
+  EXPECT_EQ(select_cases(specs, "nothing").size(), 0u);
+  EXPECT_THROW(select_cases(specs, "("), std::regex_error);
+}
+
+TEST(Validate, ExactResultPasses) {
+  ErrorStats e = compare({1, 2, 3}, {1, 2, 3});
+  EXPECT_TRUE(within(e, Norm::relative_l2, 0));
+  EXPECT_TRUE(within(e, Norm::max_relative, 0));
+  EXPECT_NO_THROW(require_within("exact", e, Norm::relative_l2, 1e-12));
+}
+
+TEST(Validate, PlantedErrorIsCaughtWithItsNumbers) {
+  std::vector<double> ref(1000, 1.0), got(1000, 1.0);
+  got[417] = 1.5;
+  ErrorStats e = compare(got, ref);
+  EXPECT_EQ(e.worst_index, 417u);
+  EXPECT_DOUBLE_EQ(e.max_rel, 0.5);
+  EXPECT_FALSE(within(e, Norm::max_relative, 1e-2));
+  EXPECT_TRUE(within(e, Norm::relative_l2, 2e-2));  // one bad value in a thousand: small in L2
+  try {
+    require_within("planted", e, Norm::max_relative, 1e-2);
+    FAIL() << "planted error passed";
+  } catch (const ValidationError& err) {
+    EXPECT_NE(std::string(err.what()).find("max relative error 0.5"), std::string::npos);
+    EXPECT_NE(std::string(err.what()).find("worst at 417"), std::string::npos);
+  }
+}
+
+TEST(Validate, NaNNeverPasses) {
+  std::vector<double> got = {1, std::numeric_limits<double>::quiet_NaN(), 3};
+  ErrorStats e = compare(got, {1, 2, 3});
+  EXPECT_EQ(e.nonfinite, 1u);
+  EXPECT_FALSE(within(e, Norm::relative_l2, 1e300));
+  EXPECT_THROW(require_at_most("nan", std::nan(""), 1.0), ValidationError);
+  EXPECT_THROW(require_at_most("big", 2.0, 1.0), ValidationError);
+  EXPECT_NO_THROW(require_at_most("small", 0.5, 1.0));
+  EXPECT_THROW(compare({1, 2}, {1}), ValidationError);
+}
+
+TEST(Validate, ToleranceSeparatesDtypes) {
+  // A relative error of 5e-4 is a pass for tf32 and bf16, a failure for fp32.
+  std::vector<double> ref = {1, 2, 4}, got = {1.0005, 2.001, 4.002};
+  ErrorStats e = compare(got, ref);
+  EXPECT_FALSE(within(e, Norm::relative_l2, dtype_tolerance(DType::fp32)));
+  EXPECT_TRUE(within(e, Norm::relative_l2, dtype_tolerance(DType::tf32)));
+  EXPECT_TRUE(within(e, Norm::relative_l2, dtype_tolerance(DType::bf16)));
+}
+
+TEST(Clock, MedianSmReadingAndSkippedSlots) {
+  std::vector<ClockStamp> begin(kClockSlots, {0, 0}), end(kClockSlots, {0, 0});
+  // Three SMs reached by both probes at 1500, 1800 and 1980 MHz over 100 us; one reached once.
+  double mhz[] = {1500, 1800, 1980};
+  for (int i = 0; i < 3; ++i) {
+    begin[i * 7] = {1000, 5000};
+    end[i * 7] = {1000 + static_cast<std::uint64_t>(mhz[i] * 100), 105000};
+  }
+  begin[100] = {1, 1};
+  auto r = read_clock(begin.data(), end.data(), kClockSlots);
+  ASSERT_TRUE(r);
+  EXPECT_NEAR(r->mhz(), 1800, 1e-9);
+  std::vector<ClockStamp> none(kClockSlots, {0, 0});
+  EXPECT_FALSE(read_clock(none.data(), none.data(), kClockSlots));
+}
+
+TEST(Clock, ThrottleRuleIsSeventyFivePercentOfMax) {
+  ClockTally tally(1980);
+  tally.add({1980.0 * 100, 100e3});  // full clock
+  tally.add({1400.0 * 100, 100e3});  // 70%: throttled
+  tally.add({1000.0 * 10, 10e3});    // too short to judge alone
+  EXPECT_EQ(tally.judged(), 2);
+  EXPECT_EQ(tally.throttled(), 1);
+  EXPECT_NEAR(tally.mean_mhz(), (198000.0 + 140000 + 10000) / 210e3 * 1e3, 1e-9);
+}
+
+TEST(Context, SaysWhatStackMadeTheRunEvenWithoutAGpu) {
+  GpuAvailability none{0, "test: no GPU"};
+  ContextFields f = collect_context(none, 0);
+  std::set<std::string> keys;
+  for (auto& [k, v] : f) {
+    keys.insert(k);
+    EXPECT_FALSE(v.empty()) << k;
+  }
+  for (const char* k : {"cuda_toolkit", "cuda_compiler", "cuda_runtime", "cuda_driver_api", "cublas",
+                        "cublaslt", "cusolver", "host_compiler", "build_type", "google_benchmark",
+                        "git_revision", "gpu", "gpu_count"})
+    EXPECT_TRUE(keys.count(k)) << k;
+  for (auto& [k, v] : f)
+    if (k == "gpu") {
+      EXPECT_EQ(v, "none (test: no GPU)");
+    }
+}
+
+TEST(Context, CudaVersionEncoding) {
+  EXPECT_EQ(cuda_version_string(13000), "13.0");
+  EXPECT_EQ(cuda_version_string(11080), "11.8");
+  EXPECT_EQ(cuda_version_string(12040), "12.4");
+  EXPECT_EQ(cuda_version_string(0), "none");
+}
+
+TEST(Check, ErrorsNameCallFileAndLibraryWords) {
+  try {
+    CUBENCH_CUDA(cudaErrorInvalidValue);
+    FAIL();
+  } catch (const Error& e) {
+    std::string w = e.what();
+    EXPECT_NE(w.find("cudaErrorInvalidValue"), std::string::npos) << w;
+    EXPECT_NE(w.find("test_parsing.cpp"), std::string::npos) << w;
+  }
+  EXPECT_THROW(CUBENCH_CUDA(cudaErrorMemoryAllocation), OutOfMemory);
+  EXPECT_THROW(CUBENCH_CUSOLVER(CUSOLVER_STATUS_ALLOC_FAILED), OutOfMemory);
+  try {
+    CUBENCH_CUBLAS(CUBLAS_STATUS_NOT_SUPPORTED);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("CUBLAS_STATUS_NOT_SUPPORTED"), std::string::npos);
+  }
+  EXPECT_STREQ(cusolver_status_string(CUSOLVER_STATUS_INVALID_VALUE),
+               "CUSOLVER_STATUS_INVALID_VALUE");
+}
+
+}  // namespace
+}  // namespace cubench

@@ -1,0 +1,128 @@
+// CPU-side logic, tested everywhere: dtypes and tolerances, work models, counters, fragmentation,
+// statistics, datasheet peaks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "fixtures/counters.h"
+#include "fixtures/dtype.h"
+#include "fixtures/memory_pool.h"
+#include "fixtures/models.h"
+#include "fixtures/peaks.h"
+#include "fixtures/stats.h"
+
+namespace cubench {
+namespace {
+
+TEST(DType, ParsesEveryNameItPrints) {
+  for (DType t : {DType::fp64, DType::fp32, DType::tf32, DType::fp16, DType::bf16,
+                  DType::fp8_e4m3})
+    EXPECT_EQ(parse_dtype(dtype_name(t)), t);
+  EXPECT_EQ(dtype_name(DType::fp8_e4m3), "fp8");
+}
+
+TEST(DType, UnknownNameSaysWhatIsKnown) {
+  try {
+    parse_dtype("fp17");
+    FAIL() << "fp17 parsed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown dtype 'fp17'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("bf16"), std::string::npos);
+  }
+}
+
+TEST(DType, StorageSizes) {
+  EXPECT_EQ(dtype_bytes(DType::tf32), 4u);  // tf32 lives in fp32 storage
+  EXPECT_EQ(dtype_bytes(DType::bf16), 2u);
+  EXPECT_EQ(dtype_bytes(DType::fp8_e4m3), 1u);
+  EXPECT_EQ(dtype_bytes(DType::fp64), 8u);
+}
+
+TEST(DType, TolerancesFollowPrecision) {
+  EXPECT_DOUBLE_EQ(dtype_tolerance(DType::fp32), 1e-5);
+  EXPECT_DOUBLE_EQ(dtype_tolerance(DType::tf32), 1e-3);
+  EXPECT_DOUBLE_EQ(dtype_tolerance(DType::fp16), 1e-2);
+  EXPECT_DOUBLE_EQ(dtype_tolerance(DType::bf16), 1e-2);
+  EXPECT_LT(dtype_tolerance(DType::fp64), dtype_tolerance(DType::fp32));
+}
+
+TEST(Models, GemmIsTwoMnk) {
+  EXPECT_DOUBLE_EQ(model::gemm_flops(4096, 4096, 4096), 2.0 * 4096.0 * 4096.0 * 4096.0);
+  EXPECT_DOUBLE_EQ(model::gemm_flops(8192, 12288, 4096), 824633720832.0);
+}
+
+TEST(Models, ElementwiseAndCopyBytes) {
+  EXPECT_DOUBLE_EQ(model::elementwise_bytes(10'000'000, 4, 4), 80'000'000);
+  EXPECT_DOUBLE_EQ(model::elementwise_bytes(10, 2, 4), 60);
+  EXPECT_DOUBLE_EQ(model::copy_bytes(1 << 30), 2.0 * (1 << 30));
+}
+
+TEST(Models, AllReduceBusFactorMatchesNcclTests) {
+  EXPECT_DOUBLE_EQ(model::allreduce_bus_factor(1), 0.0);
+  EXPECT_DOUBLE_EQ(model::allreduce_bus_factor(2), 1.0);
+  EXPECT_DOUBLE_EQ(model::allreduce_bus_factor(4), 1.5);
+  EXPECT_DOUBLE_EQ(model::allreduce_bus_factor(8), 1.75);
+}
+
+TEST(Fragmentation, IsUnusedShareOfReservedHighWater) {
+  EXPECT_DOUBLE_EQ(fragmentation(0, 0), 0.0);
+  EXPECT_DOUBLE_EQ(fragmentation(100, 100), 0.0);
+  EXPECT_DOUBLE_EQ(fragmentation(75, 100), 0.25);
+  EXPECT_DOUBLE_EQ(fragmentation(200, 100), 0.0);  // clamped: used never exceeds reserved
+}
+
+TEST(Counters, RatesFromWorkAndTime) {
+  auto peaks = datasheet_peaks("NVIDIA H200", 132);
+  ASSERT_TRUE(peaks);
+  Work w{model::gemm_flops(8192, 8192, 8192), DType::bf16, 0};
+  double seconds = w.flops / 700e12;
+  Counters c = rate_counters(w, seconds, peaks, 0);
+  EXPECT_NEAR(c.at("TFLOPS"), 700.0, 1e-9);
+  EXPECT_NEAR(c.at("pct_peak"), 100.0 * 700.0 / 989.4, 1e-9);
+  EXPECT_EQ(c.count("GBps"), 0u);
+}
+
+TEST(Counters, NoPercentWithoutAKnownPeakOrCeiling) {
+  Work w{1e12, DType::fp32, 4e9};
+  Counters c = rate_counters(w, 1.0, std::nullopt, 0);
+  EXPECT_DOUBLE_EQ(c.at("TFLOPS"), 1.0);
+  EXPECT_DOUBLE_EQ(c.at("GBps"), 4.0);
+  EXPECT_EQ(c.count("pct_peak"), 0u);
+  EXPECT_EQ(c.count("pct_copy_ceiling"), 0u);
+  c = rate_counters(w, 1.0, std::nullopt, 8e9);
+  EXPECT_DOUBLE_EQ(c.at("pct_copy_ceiling"), 50.0);
+  EXPECT_TRUE(rate_counters(w, 0.0, std::nullopt, 8e9).empty());
+}
+
+TEST(Counters, MemoryFromPoolHighWater) {
+  Counters c = memory_counters({600, 800});
+  EXPECT_DOUBLE_EQ(c.at("peak_mem_bytes"), 800);
+  EXPECT_DOUBLE_EQ(c.at("used_mem_bytes"), 600);
+  EXPECT_DOUBLE_EQ(c.at("fragmentation"), 0.25);
+}
+
+TEST(Peaks, KnownGpusByNameAndSmCount) {
+  auto h200 = datasheet_peaks("NVIDIA H200", 132);
+  ASSERT_TRUE(h200);
+  EXPECT_DOUBLE_EQ(h200->flops(DType::bf16), 989.4e12);
+  EXPECT_DOUBLE_EQ(h200->flops(DType::fp8_e4m3), 1978.9e12);
+  EXPECT_EQ(datasheet_peaks("NVIDIA H200 NVL", 132)->product, "H200 NVL");
+  EXPECT_EQ(datasheet_peaks("NVIDIA H100 80GB HBM3", 132)->product, "H100 SXM");
+  EXPECT_EQ(datasheet_peaks("NVIDIA H100 PCIe", 114)->product, "H100 PCIe");
+  EXPECT_FALSE(datasheet_peaks("NVIDIA GeForce GTX 1080", 20));
+  EXPECT_DOUBLE_EQ(datasheet_peaks("NVIDIA A100-SXM4-80GB", 108)->flops(DType::fp8_e4m3), 0.0);
+}
+
+TEST(Stats, MedianMeanCv) {
+  EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median({}), 0);
+  EXPECT_DOUBLE_EQ(mean({1, 2, 3}), 2);
+  EXPECT_DOUBLE_EQ(coefficient_of_variation({5}), 0);
+  EXPECT_NEAR(coefficient_of_variation({1, 2, 3}), 0.5, 1e-12);  // stdev 1, mean 2
+}
+
+}  // namespace
+}  // namespace cubench

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""The same operations as cubench, in PyTorch eager, timed the way cubench times them.
+
+CUDA events around each call on the current stream, warm-up first, an L2 flush before every
+sample for `cold` cases, several repetitions; written as Google Benchmark JSON (iteration rows
+plus mean/median/stddev/cv aggregates), so compare.py and cubench's tools read it like a cubench
+result. Names follow cubench's: `gemm/<dtype>/<m>/<n>/<k>/manual_time` is torch.mm (torch._scaled_mm
+for fp8), `sigmoid/torch/<dtype>/<n>/<cold|hot>/manual_time` is torch.sigmoid(x, out=y),
+`svd/torch/<dtype>/<n>/manual_time` is torch.linalg.svd.
+
+    python3 tools/torch_reference.py --filter gemm --repetitions 5 --out torch.json
+"""
+import argparse
+import datetime
+import json
+import re
+import statistics
+import sys
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", required=True, help="JSON file to write")
+    p.add_argument("--filter", default=".", help="regex on benchmark names (default: all)")
+    p.add_argument("--repetitions", type=int, default=5)
+    p.add_argument("--min-time", type=float, default=0.2, help="seconds of samples per repetition")
+    p.add_argument("--list", action="store_true", help="print the names and exit")
+    return p.parse_args()
+
+
+def cases(torch):
+    dt = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+    out = []
+    shapes = [(n, n, n) for n in (1024, 2048, 4096, 8192, 16384)]
+    shapes += [(8192, 12288, 4096), (8192, 11008, 4096), (8192, 4096, 11008)]
+    for name in ("fp32", "tf32", "fp16", "bf16", "fp8"):
+        for m, n, k in shapes:
+            out.append((f"gemm/{name}/{m}/{n}/{k}", "gemm", dict(dtype=name, m=m, n=n, k=k)))
+    for name in ("fp32", "fp16", "bf16"):
+        for n in (10_000_000, 256 << 20):
+            for cache in ("cold", "hot"):
+                out.append((f"sigmoid/torch/{name}/{n}/{cache}", "sigmoid", dict(dtype=name, n=n, cold=cache == "cold")))
+    for name in ("fp32", "fp64"):
+        for n in (512, 1024, 2048, 4096):
+            out.append((f"svd/torch/{name}/{n}", "svd", dict(dtype=name, n=n)))
+    return out, dt
+
+
+def make_op(torch, dt, kind, a):
+    """Returns (op, flops, bytes) with inputs on the GPU and fresh random data."""
+    dev = "cuda"
+    if kind == "gemm":
+        m, n, k = a["m"], a["n"], a["k"]
+        torch.backends.cuda.matmul.allow_tf32 = a["dtype"] == "tf32"
+        if a["dtype"] == "fp8":
+            x = (torch.rand(m, k, device=dev) * 2 - 1).to(torch.float8_e4m3fn)
+            w = (torch.rand(n, k, device=dev) * 2 - 1).to(torch.float8_e4m3fn)
+            one = torch.ones((), device=dev)
+            op = lambda: torch._scaled_mm(x, w.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+        else:
+            x = torch.rand(m, k, device=dev, dtype=dt[a["dtype"]]) * 2 - 1
+            w = torch.rand(k, n, device=dev, dtype=dt[a["dtype"]]) * 2 - 1
+            op = lambda: torch.mm(x, w)
+        return op, 2.0 * m * n * k, 0.0
+    if kind == "sigmoid":
+        x = torch.rand(a["n"], device=dev, dtype=dt[a["dtype"]]) * 16 - 8
+        y = torch.empty_like(x)
+        return (lambda: torch.sigmoid(x, out=y)), 0.0, 2.0 * x.numel() * x.element_size()
+    if kind == "svd":
+        t = torch.float64 if a["dtype"] == "fp64" else torch.float32
+        x = torch.rand(a["n"], a["n"], device=dev, dtype=t) * 2 - 1
+        return (lambda: torch.linalg.svd(x, full_matrices=False)), 0.0, 0.0
+    raise ValueError(kind)
+
+
+def time_case(torch, op, cold, repetitions, min_time, flush):
+    for _ in range(3):  # warm-up: handles, heuristics, module load
+        op()
+    torch.cuda.synchronize()
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    reps = []
+    for _ in range(repetitions):
+        samples, total = [], 0.0
+        while total < min_time or len(samples) < 3:
+            if cold:
+                flush.add_(1)
+            start.record()
+            op()
+            stop.record()
+            stop.synchronize()
+            s = start.elapsed_time(stop) * 1e-3
+            samples.append(s)
+            total += s
+        reps.append((statistics.fmean(samples), len(samples)))
+    return reps
+
+
+def main():
+    args = parse_args()
+    try:
+        import torch
+    except ImportError:
+        print("torch_reference: PyTorch is not installed for this python", file=sys.stderr)
+        return 2
+    all_cases, dt = cases(torch)
+    try:
+        selected = [c for c in all_cases if re.search(args.filter, c[0] + "/manual_time")]
+    except re.error as e:
+        print(f"torch_reference: --filter is not a valid regex: {e}", file=sys.stderr)
+        return 2
+    if args.list:
+        print("\n".join(c[0] + "/manual_time" for c in selected))
+        return 0
+    if not torch.cuda.is_available():
+        print("torch_reference: no CUDA GPU visible to PyTorch", file=sys.stderr)
+        return 3
+    props = torch.cuda.get_device_properties(0)
+    flush = torch.empty(2 * getattr(props, "L2_cache_size", 64 << 20) // 4, device="cuda")
+    rows = []
+    for name, kind, a in selected:
+        full = name + "/manual_time"
+        try:
+            op, flops, nbytes = make_op(torch, dt, kind, a)
+            reps = time_case(torch, op, a.get("cold", False), args.repetitions, args.min_time, flush)
+        except Exception as e:  # noqa: BLE001 - an unsupported case is a reported row, not a crash
+            rows.append({"name": full, "run_name": full, "run_type": "iteration", "repetitions": args.repetitions,
+                         "repetition_index": 0, "threads": 1, "iterations": 0, "real_time": 0, "cpu_time": 0,
+                         "time_unit": "us", "error_occurred": True, "error_message": f"{type(e).__name__}: {e}"})
+            print(f"{full}: {type(e).__name__}: {e}", file=sys.stderr)
+            continue
+        finally:
+            torch.cuda.empty_cache()
+        times = []
+        for i, (sec, iters) in enumerate(reps):
+            row = {"name": full, "family_index": 0, "run_name": full, "run_type": "iteration",
+                   "repetitions": args.repetitions, "repetition_index": i, "threads": 1,
+                   "iterations": iters, "real_time": sec * 1e6, "cpu_time": sec * 1e6, "time_unit": "us",
+                   "label": "PyTorch eager"}
+            if flops:
+                row["TFLOPS"] = flops / sec / 1e12
+            if nbytes:
+                row["GBps"] = nbytes / sec / 1e9
+            rows.append(row)
+            times.append(sec * 1e6)
+        mean = statistics.fmean(times)
+        sd = statistics.stdev(times) if len(times) > 1 else 0.0
+        for agg, val in (("mean", mean), ("median", statistics.median(times)), ("stddev", sd),
+                         ("cv", sd / mean if mean else 0.0)):
+            row = {"name": f"{full}_{agg}", "run_name": full, "run_type": "aggregate",
+                   "repetitions": args.repetitions, "threads": 1, "aggregate_name": agg,
+                   "aggregate_unit": "percentage" if agg == "cv" else "time",
+                   "iterations": len(times), "real_time": val, "cpu_time": val, "time_unit": "us"}
+            if agg in ("mean", "median") and (flops or nbytes):
+                if flops:
+                    row["TFLOPS"] = flops / (val * 1e-6) / 1e12
+                if nbytes:
+                    row["GBps"] = nbytes / (val * 1e-6) / 1e9
+            rows.append(row)
+        print(f"{full}: median {statistics.median(times):.2f} us", file=sys.stderr, flush=True)
+    context = {"date": datetime.datetime.now().isoformat(), "executable": "tools/torch_reference.py",
+               "framework": "pytorch eager", "torch": torch.__version__, "cuda_runtime": torch.version.cuda,
+               "cudnn": str(torch.backends.cudnn.version()), "gpu": props.name,
+               "library_build_type": "release"}
+    with open(args.out, "w") as f:
+        json.dump({"context": context, "benchmarks": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
