@@ -2,7 +2,7 @@
 // Our sigmoid kernels, y = 1 / (1 + exp(-x)), computed in float for every storage type:
 // - naive: one element per thread, one launch-sized grid (the seed articles' kernel);
 // - vectorized: 16-byte loads and stores, two vectors in flight per thread, grid-stride loop
-//   over a grid sized to the GPU (8 blocks of 256 per SM).
+//   over a grid sized so each thread first loads 4 vectors (capped at 32 blocks per SM).
 #include <cuda_runtime.h>
 
 #include <cstddef>

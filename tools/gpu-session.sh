@@ -13,6 +13,9 @@ root=/usr/local/cuda-13.0
 [ -x "$root/bin/nvcc" ] || root=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
 echo "toolkit: $root; $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader)"
 start=$(date +%s)
+nvidia-smi dmon -s pc -o T -f "$OUT/dmon.txt" >/dev/null 2>&1 &
+dmon=$!
+trap 'kill $dmon 2>/dev/null' EXIT
 cmake --preset cuda-13.0 -DCUDAToolkit_ROOT="$root" >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 cmake --build --preset cuda-13.0 -j "$(nproc)" >"$OUT/build.log" 2>&1 || { grep -B2 -A8 error "$OUT/build.log" | head -60; exit 1; }
 echo "built in $(( $(date +%s) - start )) s"
@@ -27,6 +30,7 @@ if [ "$FILTER" != none ]; then
   grep -E "_median|ERROR" "$OUT/cubench.txt" | cut -c1-200 | tail -60
 fi
 if [ -n "${TORCH_FILTER:-}" ]; then
+  echo "torch after cubench; the same GPU, same call"
   PYTHONUNBUFFERED=1 python3 tools/torch_reference.py --filter "$TORCH_FILTER" --repetitions "$REPS" \
     --out "$OUT/torch.json" 2>"$OUT/torch.txt"; echo "torch exit $?"; tail -30 "$OUT/torch.txt"
 fi

@@ -91,8 +91,16 @@ def time_case(torch, op, cold, repetitions, min_time, flush):
             s = start.elapsed_time(stop) * 1e-3
             samples.append(s)
             total += s
-        reps.append((statistics.fmean(samples), len(samples)))
+        reps.append((statistics.fmean(samples), len(samples), sm_clock(torch)))
     return reps
+
+
+def sm_clock(torch):
+    """The SM clock right after a repetition, from NVML through torch (0 where unavailable)."""
+    try:
+        return float(torch.cuda.clock_rate())
+    except Exception:  # noqa: BLE001 - pynvml missing: no clock figure
+        return 0.0
 
 
 def main():
@@ -131,7 +139,7 @@ def main():
         finally:
             torch.cuda.empty_cache()
         times = []
-        for i, (sec, iters) in enumerate(reps):
+        for i, (sec, iters, mhz) in enumerate(reps):
             row = {"name": full, "family_index": 0, "run_name": full, "run_type": "iteration",
                    "repetitions": args.repetitions, "repetition_index": i, "threads": 1,
                    "iterations": iters, "real_time": sec * 1e6, "cpu_time": sec * 1e6, "time_unit": "us",
@@ -140,6 +148,8 @@ def main():
                 row["TFLOPS"] = flops / sec / 1e12
             if nbytes:
                 row["GBps"] = nbytes / sec / 1e9
+            if mhz:
+                row["nvml_sm_clock_MHz"] = mhz
             rows.append(row)
             times.append(sec * 1e6)
         mean = statistics.fmean(times)
