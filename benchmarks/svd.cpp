@@ -184,8 +184,10 @@ class Svd final : public BenchmarkCase {
     CUBENCH_CUDA(cudaMemcpyAsync(sigma.data(), sv.get(), n_ * sizeof(double),
                                  cudaMemcpyDeviceToHost, s));
     CUBENCH_CUDA(cudaStreamSynchronize(s));
-    const std::string spectrum = " (singular values " + std::to_string(sigma.front()) + " .. " +
-                                 std::to_string(sigma.back()) + ")";
+    std::string spectrum = " (singular values " + std::to_string(sigma.front()) + " .. " +
+                           std::to_string(sigma.back());
+    if (algo_ == SvdAlgo::gesvdp) spectrum += "; gesvdp's err_sigma " + std::to_string(err_sigma_);
+    spectrum += ")";
     ortho_error_ = std::max(orthogonality(u, CUBLAS_OP_T, scratch, s),
                             orthogonality(v, v_op == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T,
                                           scratch, s));

@@ -16,8 +16,9 @@ start=$(date +%s)
 nvidia-smi dmon -s pc -o T -f "$OUT/dmon.txt" >/dev/null 2>&1 &
 dmon=$!
 trap 'kill $dmon 2>/dev/null' EXIT
-cmake --preset cuda-13.0 -DCUDAToolkit_ROOT="$root" >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
-cmake --build --preset cuda-13.0 -j "$(nproc)" >"$OUT/build.log" 2>&1 || { grep -B2 -A8 error "$OUT/build.log" | head -60; exit 1; }
+# Logs of a good build stay in /tmp: only 8 files come back from a device call.
+cmake --preset cuda-13.0 -DCUDAToolkit_ROOT="$root" >/tmp/configure.log 2>&1 || { tail -30 /tmp/configure.log; exit 1; }
+cmake --build --preset cuda-13.0 -j "$(nproc)" >/tmp/build.log 2>&1 || { grep -B2 -A8 error /tmp/build.log | head -60; exit 1; }
 echo "built in $(( $(date +%s) - start )) s"
 if [ "${SKIP_CTEST:-0}" != 1 ]; then
   ctest --preset cuda-13.0 >"$OUT/ctest.log" 2>&1; echo "ctest exit $?"; tail -15 "$OUT/ctest.log"
@@ -25,9 +26,9 @@ fi
 if [ "$FILTER" != none ]; then
   build/cuda-13.0/cubench --benchmark_filter="$FILTER" --benchmark_repetitions="$REPS" \
     --benchmark_min_time="$MIN_TIME" --benchmark_report_aggregates_only=false \
-    --benchmark_out="$OUT/cubench.json" --benchmark_out_format=json >"$OUT/cubench.txt" 2>&1
+    --benchmark_out="$OUT/${NAME:-cubench}.json" --benchmark_out_format=json >/tmp/cubench.txt 2>&1
   echo "cubench exit $?"
-  grep -E "_median|ERROR" "$OUT/cubench.txt" | cut -c1-200 | tail -60
+  grep -E "_median|ERROR" /tmp/cubench.txt | cut -c1-160 | tail -${SHOW:-40}
 fi
 if [ -n "${TORCH_FILTER:-}" ]; then
   echo "torch after cubench; the same GPU, same call"
