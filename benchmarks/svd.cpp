@@ -112,6 +112,7 @@ class Svd final : public BenchmarkCase {
       device_bytes = std::size_t(lwork) * dtype_bytes(t_);
     }
     work_ = env.alloc(device_bytes > 0 ? device_bytes : 1);
+    CUBENCH_CUDA(cudaMemsetAsync(work_.get(), 0, work_.bytes(), s));
     device_work_bytes_ = device_bytes;
     host_work_.resize(host_bytes > 0 ? host_bytes : 1);
     CUBENCH_CUBLAS(cublasCreate(&blas_));
