@@ -6,7 +6,7 @@
 // The input is restored from a pristine copy before every sample, outside the timed region.
 // Check (in double on the device, with cuBLAS): relative reconstruction error
 // ||A - U S V^T||_F / ||A||_F and orthogonality ||U^T U - I||_F / sqrt(n) (and V's), both within
-// 100 sqrt(n) eps of the dtype, plus cuSOLVER's info == 0. Both are reported as counters.
+// 30 n eps of the dtype (LAPACK's test threshold), plus cuSOLVER's info == 0. Both are reported as counters.
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 
@@ -192,9 +192,15 @@ class Svd final : public BenchmarkCase {
     ortho_error_ = std::max(orthogonality(u, CUBLAS_OP_T, scratch, s),
                             orthogonality(v, v_op == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T,
                                           scratch, s));
-    const double tol = 100 * std::sqrt(double(n_)) *
+    // LAPACK's own test drivers (xDRVBD) accept an SVD whose residual and orthogonality ratios
+    // ||.|| / (n eps) stay under 30; we use the same bound.
+    const double tol = 30 * n_ *
                        (t_ == DType::fp64 ? std::numeric_limits<double>::epsilon()
                                           : std::numeric_limits<float>::epsilon());
+    // gesvdp estimates its own error: when the estimate says the singular values are off, say it
+    // is cuSOLVER's own verdict (seen: fp32 returning all singular values near one value).
+    if (algo_ == SvdAlgo::gesvdp && !(err_sigma_ <= tol * sigma.front()))
+      spectrum += ": cuSOLVER's own err_sigma flags this result";
     require_at_most(describe() + spectrum + ": reconstruction error ||A - U S V^T|| / ||A||",
                     recon_error_, tol);
     require_at_most(describe() + spectrum + ": orthogonality error ||Q^T Q - I|| / sqrt(n)",
