@@ -17,7 +17,6 @@ class EmptyLaunch final : public BenchmarkCase {
     CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
   }
   Work work() const override { return {}; }
-  std::string label() const override { return "1000 launches per sample"; }
 };
 
 void register_launch() {

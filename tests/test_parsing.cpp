@@ -12,6 +12,7 @@
 #include "fixtures/context.h"
 #include "fixtures/options.h"
 #include "fixtures/registry.h"
+#include "fixtures/runner.h"
 #include "fixtures/validate.h"
 
 namespace cubench {
@@ -79,6 +80,19 @@ TEST(Registry, SelectsAsGoogleBenchmarkFilters) {
   EXPECT_EQ(select_cases(specs, "empty/manual_time$").size(), 1u);  // the reported name
   EXPECT_EQ(select_cases(specs, "nothing").size(), 0u);
   EXPECT_THROW(select_cases(specs, "("), std::regex_error);
+}
+
+TEST(Runner, BatchesShortRunsIntoSamplesOfAtLeast200us) {
+  Spec auto_batch, cold, fixed;
+  cold.cold_l2 = true;
+  fixed.batch = 1000;
+  EXPECT_EQ(choose_batch(auto_batch, 1e-3), 1);     // long runs: one per sample
+  EXPECT_EQ(choose_batch(auto_batch, 25e-6), 8);    // 8 x 25 us = 200 us
+  EXPECT_EQ(choose_batch(auto_batch, 30e-6), 7);    // rounded up
+  EXPECT_EQ(choose_batch(auto_batch, 5e-9), 1000);  // capped
+  EXPECT_EQ(choose_batch(cold, 5e-6), 1);           // every run must start cold
+  EXPECT_EQ(choose_batch(fixed, 1.0), 1000);
+  EXPECT_EQ(choose_batch(auto_batch, 0.0), 1);
 }
 
 TEST(Validate, ExactResultPasses) {

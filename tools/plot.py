@@ -1,0 +1,194 @@
+"""PNG charts from cubench result files; each file is one colour, error bars are the standard
+deviation over repetitions.
+
+  tools/plot --out-dir docs/results/h200/plots a.json [b.json ...]
+
+Writes, for the families present: gemm.png (TFLOPS against size per dtype, with the datasheet
+peak), sigmoid.png (GB/s with the measured copy ceiling), allreduce.png (bus bandwidth against
+bytes, log axis; algbw where one GPU makes busbw meaningless), svd.png (time against n).
+"""
+import argparse
+import math
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results import InputError, label_of, load  # noqa: E402
+
+
+def parse(name, pattern):
+    m = re.match(pattern, name)
+    return m.groups() if m else None
+
+
+def series(loaded, pattern, key):
+    """{group: {file_label: [(x, y, err)]}} from names matching pattern; key(groups, result)."""
+    out = {}
+    for label, _, results in loaded:
+        for name, r in results.items():
+            g = parse(name, pattern)
+            if not g or r.error or not r.times:
+                continue
+            point = key(g, r)
+            if point is None:
+                continue
+            group, x, y, err = point
+            out.setdefault(group, {}).setdefault(label, []).append((x, y, err))
+    return out
+
+
+def draw(groups, title, xlabel, ylabel, path, logx=False, logy=False, lines=None):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    n = len(groups)
+    cols = min(3, n)
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
+    for ax, (group, per_file) in zip(axes.flat, sorted(groups.items())):
+        for i, (label, pts) in enumerate(sorted(per_file.items())):
+            pts.sort()
+            xs, ys, es = zip(*pts)
+            ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=label, color=f"C{i}")
+        for value, text in (lines or {}).get(group, []):
+            ax.axhline(value, linestyle="--", color="grey")
+            ax.annotate(text, (0.01, value), xycoords=("axes fraction", "data"), fontsize=8,
+                        va="bottom", color="grey")
+        ax.set_title(group)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if logx:
+            ax.set_xscale("log", base=2)
+        if logy:
+            ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def gemm(loaded, out_dir):
+    def key(g, r):
+        variant, dtype, m, n, k = g
+        if not (m == n == k) or "TFLOPS" not in r.counters:
+            return None
+        return f"{variant} {dtype}", int(m), r.median("TFLOPS"), r.stdev("TFLOPS")
+    groups = series(loaded, r"^(gemm|gemm_autotune)/(\w+)/(\d+)/(\d+)/(\d+)/", key)
+    lines = {}
+    for _, _, results in loaded:
+        for name, r in results.items():
+            g = parse(name, r"^(gemm|gemm_autotune)/(\w+)/")
+            if g and "pct_peak" in r.counters and r.median("pct_peak") > 0:
+                peak = r.median("TFLOPS") / (r.median("pct_peak") / 100)
+                lines[f"{g[0]} {g[1]}"] = [(peak, f"datasheet peak {peak:.0f} TFLOP/s")]
+    if groups:
+        return draw(groups, "GEMM (cuBLASLt), square sizes", "n (m = n = k)", "TFLOP/s",
+                    os.path.join(out_dir, "gemm.png"), logx=True, lines=lines)
+
+
+def sigmoid(loaded, out_dir):
+    def key(g, r):
+        variant, dtype, n, cache = g
+        return f"{dtype} n={n} {cache}", variant, r.median("GBps"), r.stdev("GBps")
+    raw = series(loaded, r"^sigmoid/(\w+)/(\w+)/(\d+)/(cold|hot)/", key)
+    if not raw:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    groups = sorted(raw)
+    fig, axes = plt.subplots(math.ceil(len(groups) / 4), min(4, len(groups)), squeeze=False,
+                             figsize=(4.5 * min(4, len(groups)), 3.4 * math.ceil(len(groups) / 4)))
+    ceilings = [float(c.get("copy_ceiling_GBps", 0)) for _, c, _ in loaded if c.get("copy_ceiling_GBps")]
+    for ax, group in zip(axes.flat, groups):
+        per_file = raw[group]
+        labels = sorted(per_file)
+        variants = sorted({v for pts in per_file.values() for v, _, _ in pts})
+        width = 0.8 / len(labels)
+        for i, label in enumerate(labels):
+            pts = {v: (y, e) for v, y, e in per_file[label]}
+            xs = [j + i * width for j, v in enumerate(variants) if v in pts]
+            ys = [pts[v][0] for v in variants if v in pts]
+            es = [pts[v][1] for v in variants if v in pts]
+            ax.bar(xs, ys, width, yerr=es, capsize=3, label=label, color=f"C{i}")
+        for c in ceilings[:1]:
+            ax.axhline(c, linestyle="--", color="grey")
+            ax.annotate(f"copy ceiling {c:.0f} GB/s", (0.01, c), xycoords=("axes fraction", "data"),
+                        fontsize=8, va="bottom", color="grey")
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(variants))], variants, fontsize=8)
+        ax.set_title(group, fontsize=9)
+        ax.set_ylabel("GB/s")
+        ax.legend(fontsize=6)
+    for ax in list(axes.flat)[len(groups):]:
+        ax.axis("off")
+    fig.suptitle("sigmoid: bytes read + written per second")
+    fig.tight_layout()
+    path = os.path.join(out_dir, "sigmoid.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def allreduce(loaded, out_dir):
+    def key(g, r):
+        dtype, nbytes, place = g
+        gpus = r.median("gpus") if "gpus" in r.counters else math.nan
+        counter = "busbw_GBps" if gpus > 1 else "algbw_GBps"
+        if counter not in r.counters:
+            return None
+        return f"{dtype} {place} ({counter[:5]})", int(nbytes), r.median(counter), r.stdev(counter)
+    for _, _, results in loaded:  # gpus is not among the loaded counters by default
+        pass
+    groups = series(loaded, r"^allreduce/(\w+)/(\d+)/(\w+)/", key)
+    if groups:
+        return draw(groups, "NCCL all-reduce (busbw as nccl-tests; algbw on one GPU)", "bytes",
+                    "GB/s", os.path.join(out_dir, "allreduce.png"), logx=True)
+
+
+def svd(loaded, out_dir):
+    def key(g, r):
+        algo, dtype, n = g
+        return f"{algo} {dtype}", int(n), r.median_time() / 1e3, r.stdev() / 1e3
+    groups = series(loaded, r"^svd/(\w+)/(\w+)/(\d+)/", key)
+    if groups:
+        return draw(groups, "SVD (cuSOLVER; PyTorch as svd/torch)", "n", "ms",
+                    os.path.join(out_dir, "svd.png"), logx=True, logy=True)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="tools/plot", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("files", nargs="+")
+    p.add_argument("--out-dir", required=True)
+    args = p.parse_args(argv)
+    try:
+        import results as res_module
+        res_module.COUNTERS = res_module.COUNTERS + ("gpus", "pct_peak")
+        loaded = []
+        for f in args.files:
+            ctx, results = load(f)
+            loaded.append((f"{label_of(f, ctx)} [{os.path.basename(f)}]", ctx, results))
+        os.makedirs(args.out_dir, exist_ok=True)
+        written = [w for w in (gemm(loaded, args.out_dir), sigmoid(loaded, args.out_dir),
+                               allreduce(loaded, args.out_dir), svd(loaded, args.out_dir)) if w]
+        if not written:
+            raise InputError("nothing to plot: no gemm, sigmoid, allreduce or svd results in the files")
+        for w in written:
+            print(w)
+        return 0
+    except InputError as e:
+        print(f"tools/plot: {e}", file=sys.stderr)
+        return 2
+    except ImportError as e:
+        print(f"tools/plot: {e.name} is missing (Debian: apt-get install python3-matplotlib)", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
