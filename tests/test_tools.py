@@ -1,0 +1,127 @@
+"""ctest: the Python tools on committed sample results (tests/data): the N-way table's numbers and
+marks, CSV, exit codes on bad input, the compare.py front, and that every chart is written."""
+import csv
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOLS = os.path.join(HERE, "..", "tools")
+DATA = os.path.join(HERE, "data")
+sys.path.insert(0, TOOLS)
+
+
+def tool(name, *args):
+    return subprocess.run([sys.executable, os.path.join(TOOLS, name), *args],
+                          capture_output=True, text=True)
+
+
+def data(name):
+    return os.path.join(DATA, name)
+
+
+class Table(unittest.TestCase):
+    def table(self, *extra):
+        r = tool("compare.py", "--table", data("cuda-13.0.json"), data("cuda-11.8.json"),
+                 "--format", "csv", "--counters", "TFLOPS,GBps", *extra)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.DictReader(io.StringIO(r.stdout)))
+        return {row["benchmark"]: row for row in rows}, rows
+
+    def test_numbers_and_columns_name_their_stack(self):
+        by_name, rows = self.table()
+        g = by_name["gemm/bf16/8192/8192/8192/manual_time"]
+        self.assertEqual(g["CUDA 13.0 (cuBLAS 13.1.0): time us"], "1600")
+        self.assertEqual(g["CUDA 11.8 (cuBLAS 11.11.3): time us"], "1760")
+        self.assertEqual(g["CUDA 11.8 (cuBLAS 11.11.3): change %"], "+10.0")
+        self.assertAlmostEqual(float(g["CUDA 13.0 (cuBLAS 13.1.0): TFLOPS"]), 687.2, places=1)
+        self.assertNotIn("allreduce/fp32/1073741824/outofplace/manual_time", by_name)  # not in b
+
+    def test_significance_needs_p_and_effect(self):
+        by_name, _ = self.table()
+        verdict = "CUDA 11.8 (cuBLAS 11.11.3): verdict"
+        self.assertEqual(by_name["gemm/bf16/8192/8192/8192/manual_time"][verdict], "slower")
+        # 1% slower with p < 0.05 is under the minimum effect: same; its clocks differ by 15%: '!'
+        self.assertEqual(by_name["gemm/bf16/4096/4096/4096/manual_time"][verdict], "same !")
+        self.assertEqual(by_name["sigmoid/vectorized/fp32/10000000/cold/manual_time"][verdict], "same")
+        self.assertEqual(by_name["launch/empty/manual_time"][verdict], "same")
+        by_name, _ = self.table("--min-effect", "0.005")
+        self.assertEqual(by_name["gemm/bf16/4096/4096/4096/manual_time"][verdict], "slower !")
+
+    def test_errors_show_as_the_cell(self):
+        by_name, _ = self.table()
+        self.assertIn("wrong result", by_name["svd/gesvd/fp32/1024/manual_time"]["CUDA 11.8 (cuBLAS 11.11.3): time us"])
+
+    def test_markdown(self):
+        r = tool("compare.py", "--table", data("cuda-13.0.json"), data("cuda-11.8.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.startswith("| benchmark |"))
+        self.assertIn("| slower |", r.stdout)
+
+
+class BadInput(unittest.TestCase):
+    def one_line_exit_2(self, *args, expect):
+        r = tool("compare.py", *args)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertIn(expect, r.stderr)
+
+    def test_not_json(self):
+        self.one_line_exit_2("--table", data("truncated.json"), data("cuda-13.0.json"), expect="not JSON")
+
+    def test_not_google_benchmark(self):
+        self.one_line_exit_2("--table", data("not-gbench.json"), data("cuda-13.0.json"),
+                             expect="not Google Benchmark output")
+
+    def test_nothing_in_common(self):
+        self.one_line_exit_2("--table", data("cuda-13.0.json"), data("nothing-in-common.json"),
+                             expect="is in the other files")
+
+    def test_u_test_needs_repetitions(self):
+        self.one_line_exit_2("--table", data("one-repetition.json"), data("cuda-13.0.json"),
+                             expect="at least 2 repetitions")
+        r = tool("compare.py", "--table", "--no-utest", data("one-repetition.json"), data("cuda-13.0.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_missing_file(self):
+        self.one_line_exit_2("--table", data("no-such.json"), data("cuda-13.0.json"), expect="cannot read")
+
+    def test_compare_py_front_checks_input_first(self):
+        self.one_line_exit_2(data("truncated.json"), data("cuda-13.0.json"), expect="not JSON")
+
+
+class ComparePyFront(unittest.TestCase):
+    def test_runs_google_benchmarks_compare_with_u_test(self):
+        script = os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")
+        if not os.path.exists(script):
+            self.skipTest(f"compare.py not at {script}")
+        r = tool("compare.py", data("cuda-13.0.json"), data("cuda-11.8.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("gemm/bf16/8192/8192/8192/manual_time", r.stdout)
+        self.assertIn("U Test", r.stdout)
+
+
+class Plot(unittest.TestCase):
+    def test_every_chart_is_written(self):
+        with tempfile.TemporaryDirectory() as out:
+            r = tool("plot.py", "--out-dir", out, data("cuda-13.0.json"), data("cuda-11.8.json"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            for chart in ("gemm.png", "sigmoid.png", "allreduce.png", "svd.png"):
+                path = os.path.join(out, chart)
+                self.assertTrue(os.path.getsize(path) > 10000, chart)
+                with open(path, "rb") as f:
+                    self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_nothing_to_plot(self):
+        with tempfile.TemporaryDirectory() as out:
+            r = tool("plot.py", "--out-dir", out, data("nothing-in-common.json"))
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("nothing to plot", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
