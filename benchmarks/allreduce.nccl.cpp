@@ -26,10 +26,14 @@ namespace {
 
 ncclDataType_t nccl_type(DType t) {
   switch (t) {
-    case DType::fp32: return ncclFloat32;
-    case DType::fp16: return ncclFloat16;
-    case DType::bf16: return ncclBfloat16;
-    default: throw Error("allreduce: no NCCL type for dtype " + std::string(dtype_name(t)));
+    case DType::fp32:
+      return ncclFloat32;
+    case DType::fp16:
+      return ncclFloat16;
+    case DType::bf16:
+      return ncclBfloat16;
+    default:
+      throw Error("allreduce: no NCCL type for dtype " + std::string(dtype_name(t)));
   }
 }
 
@@ -66,7 +70,8 @@ class NcclWorld {
 
 class AllReduce final : public BenchmarkCase {
  public:
-  AllReduce(DType t, std::size_t bytes, bool in_place) : t_(t), bytes_(bytes), in_place_(in_place) {}
+  AllReduce(DType t, std::size_t bytes, bool in_place)
+      : t_(t), bytes_(bytes), in_place_(in_place) {}
 
   ~AllReduce() override {
     for (cudaEvent_t e : done_)
@@ -152,6 +157,9 @@ class AllReduce final : public BenchmarkCase {
   std::string label() const override {
     std::string l = std::to_string(world_->size()) + " GPU(s)";
     if (world_->size() == 1) l += "; 1 GPU: busbw is not meaningful (nothing crosses a bus)";
+    if (world_->size() == 1 && in_place_)
+      l += "; in place on 1 GPU NCCL moves nothing: the time is its call overhead, algbw means "
+           "nothing";
     return l;
   }
 

@@ -42,12 +42,18 @@ struct LtTypes {
 
 LtTypes lt_types(DType t) {
   switch (t) {
-    case DType::fp32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, DType::fp32};
-    case DType::tf32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, DType::fp32};
-    case DType::fp16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, DType::fp16};
-    case DType::bf16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, DType::bf16};
-    case DType::fp8_e4m3: return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, DType::bf16};
-    default: throw Error("gemm: no cuBLASLt mapping for dtype " + std::string(dtype_name(t)));
+    case DType::fp32:
+      return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, DType::fp32};
+    case DType::tf32:
+      return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, DType::fp32};
+    case DType::fp16:
+      return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, DType::fp16};
+    case DType::bf16:
+      return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, DType::bf16};
+    case DType::fp8_e4m3:
+      return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, DType::bf16};
+    default:
+      throw Error("gemm: no cuBLASLt mapping for dtype " + std::string(dtype_name(t)));
   }
 }
 
@@ -113,20 +119,21 @@ class Gemm final : public BenchmarkCase {
     sample_positions(env.fresh_seed(), rows, cols);
     const int count = static_cast<int>(rows.size());
     DeviceBuffer d_rows = env.alloc(count * sizeof(int)), d_cols = env.alloc(count * sizeof(int));
-    DeviceBuffer d_ref = env.alloc(count * sizeof(double)), d_scale = env.alloc(count * sizeof(double));
+    DeviceBuffer d_ref = env.alloc(count * sizeof(double)),
+                 d_scale = env.alloc(count * sizeof(double));
     DeviceBuffer d_got = env.alloc(count * sizeof(double));
     DeviceBuffer d_bad = env.alloc(sizeof(unsigned long long));
-    CUBENCH_CUDA(cudaMemcpyAsync(d_rows.get(), rows.data(), count * sizeof(int),
-                                 cudaMemcpyHostToDevice, s));
-    CUBENCH_CUDA(cudaMemcpyAsync(d_cols.get(), cols.data(), count * sizeof(int),
-                                 cudaMemcpyHostToDevice, s));
+    CUBENCH_CUDA(
+        cudaMemcpyAsync(d_rows.get(), rows.data(), count * sizeof(int), cudaMemcpyHostToDevice, s));
+    CUBENCH_CUDA(
+        cudaMemcpyAsync(d_cols.get(), cols.data(), count * sizeof(int), cudaMemcpyHostToDevice, s));
     CUBENCH_CUDA(cudaMemsetAsync(d_bad.get(), 0, sizeof(unsigned long long), s));
     reference_gemm_tn(t_, a_.get(), b_.get(), s_.k, d_rows.as<int>(), d_cols.as<int>(), count,
                       d_ref.as<double>(), d_scale.as<double>(), s);
     gather_as_double(types_.out, c_.get(), s_.m, d_rows.as<int>(), d_cols.as<int>(), count,
                      d_got.as<double>(), s);
-    count_nonfinite(types_.out, c_.get(), std::size_t(s_.m) * s_.n,
-                    d_bad.as<unsigned long long>(), s);
+    count_nonfinite(types_.out, c_.get(), std::size_t(s_.m) * s_.n, d_bad.as<unsigned long long>(),
+                    s);
     CUBENCH_CUDA_LAUNCHED();
     std::vector<double> ref(count), got(count);
     unsigned long long bad = 0;
@@ -143,9 +150,7 @@ class Gemm final : public BenchmarkCase {
     require_within(describe(), error_, Norm::relative_l2, dtype_tolerance(t_));
   }
 
-  Work work() const override {
-    return {model::gemm_flops(s_.m, s_.n, s_.k), t_, 0};
-  }
+  Work work() const override { return {model::gemm_flops(s_.m, s_.n, s_.k), t_, 0}; }
 
   std::string label() const override {
     std::string l = "cuBLASLt algo " + std::to_string(algo_id(algo_));

@@ -38,9 +38,12 @@ const char* variant_name(Variant v) {
 
 double host_value(DType t, const unsigned char* base, std::size_t i) {
   switch (t) {
-    case DType::fp16: return __half2float(reinterpret_cast<const __half*>(base)[i]);
-    case DType::bf16: return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(base)[i]);
-    default: return reinterpret_cast<const float*>(base)[i];
+    case DType::fp16:
+      return __half2float(reinterpret_cast<const __half*>(base)[i]);
+    case DType::bf16:
+      return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(base)[i]);
+    default:
+      return reinterpret_cast<const float*>(base)[i];
   }
 }
 
@@ -74,8 +77,8 @@ class Sigmoid final : public BenchmarkCase {
 
   void run(GpuEnv& env) override {
     if (v_ == Variant::copy) {
-      CUBENCH_CUDA(cudaMemcpyAsync(y_.get(), x_.get(), x_.bytes(), cudaMemcpyDeviceToDevice,
-                                   env.stream()));
+      CUBENCH_CUDA(
+          cudaMemcpyAsync(y_.get(), x_.get(), x_.bytes(), cudaMemcpyDeviceToDevice, env.stream()));
       return;
     }
     auto kernel = v_ == Variant::naive ? SigmoidVariant::naive : SigmoidVariant::vectorized;
@@ -94,7 +97,8 @@ class Sigmoid final : public BenchmarkCase {
     unsigned long long nonfinite = 0;
     CUBENCH_CUDA(cudaMemcpyAsync(x.data(), x_.get(), x.size(), cudaMemcpyDeviceToHost, s));
     CUBENCH_CUDA(cudaMemcpyAsync(y.data(), y_.get(), y.size(), cudaMemcpyDeviceToHost, s));
-    CUBENCH_CUDA(cudaMemcpyAsync(&nonfinite, bad.get(), sizeof nonfinite, cudaMemcpyDeviceToHost, s));
+    CUBENCH_CUDA(
+        cudaMemcpyAsync(&nonfinite, bad.get(), sizeof nonfinite, cudaMemcpyDeviceToHost, s));
     CUBENCH_CUDA(cudaStreamSynchronize(s));
     if (nonfinite > 0)
       throw ValidationError(describe() + ": " + std::to_string(nonfinite) + " of " +
@@ -114,7 +118,8 @@ class Sigmoid final : public BenchmarkCase {
   }
 
   Work work() const override {
-    return {0, std::nullopt, model::elementwise_bytes(double(n_), dtype_bytes(t_), dtype_bytes(t_))};
+    return {0, std::nullopt,
+            model::elementwise_bytes(double(n_), dtype_bytes(t_), dtype_bytes(t_))};
   }
 
   std::string label() const override {

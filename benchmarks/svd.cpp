@@ -6,7 +6,8 @@
 // The input is restored from a pristine copy before every sample, outside the timed region.
 // Check (in double on the device, with cuBLAS): relative reconstruction error
 // ||A - U S V^T||_F / ||A||_F and orthogonality ||U^T U - I||_F / sqrt(n) (and V's), both within
-// 30 n eps of the dtype (LAPACK's test threshold), plus cuSOLVER's info == 0. Both are reported as counters.
+// 30 n eps of the dtype (LAPACK's test threshold), plus cuSOLVER's info == 0. Both are reported as
+// counters.
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 
@@ -29,9 +30,12 @@ enum class SvdAlgo { gesvd, gesvdj, gesvdp };
 
 const char* algo_name(SvdAlgo a) {
   switch (a) {
-    case SvdAlgo::gesvd: return "gesvd";
-    case SvdAlgo::gesvdj: return "gesvdj";
-    case SvdAlgo::gesvdp: return "gesvdp";
+    case SvdAlgo::gesvd:
+      return "gesvd";
+    case SvdAlgo::gesvdj:
+      return "gesvdj";
+    case SvdAlgo::gesvdp:
+      return "gesvdp";
   }
   return "?";
 }
@@ -97,8 +101,8 @@ class Svd final : public BenchmarkCase {
                                                    n_, ct, &device_bytes, &host_bytes));
     } else if (algo_ == SvdAlgo::gesvdp) {
       CUBENCH_CUSOLVER(cusolverDnXgesvdp_bufferSize(
-          solver_, params_, CUSOLVER_EIG_MODE_VECTOR, 0, n_, n_, ct, a_.get(), n_, ct, s_.get(),
-          ct, u_.get(), n_, ct, v_.get(), n_, ct, &device_bytes, &host_bytes));
+          solver_, params_, CUSOLVER_EIG_MODE_VECTOR, 0, n_, n_, ct, a_.get(), n_, ct, s_.get(), ct,
+          u_.get(), n_, ct, v_.get(), n_, ct, &device_bytes, &host_bytes));
     } else {
       CUBENCH_CUSOLVER(cusolverDnCreateGesvdjInfo(&jacobi_));
       int lwork = 0;
@@ -106,8 +110,8 @@ class Svd final : public BenchmarkCase {
         CUBENCH_CUSOLVER(gesvdj_buffer(solver_, n_, a_.as<double>(), s_.as<double>(),
                                        u_.as<double>(), v_.as<double>(), &lwork, jacobi_));
       else
-        CUBENCH_CUSOLVER(gesvdj_buffer(solver_, n_, a_.as<float>(), s_.as<float>(),
-                                       u_.as<float>(), v_.as<float>(), &lwork, jacobi_));
+        CUBENCH_CUSOLVER(gesvdj_buffer(solver_, n_, a_.as<float>(), s_.as<float>(), u_.as<float>(),
+                                       v_.as<float>(), &lwork, jacobi_));
       lwork_ = lwork;
       device_bytes = std::size_t(lwork) * dtype_bytes(t_);
     }
@@ -135,11 +139,10 @@ class Svd final : public BenchmarkCase {
                                           host_work_.size(), info));
         break;
       case SvdAlgo::gesvdp:
-        CUBENCH_CUSOLVER(cusolverDnXgesvdp(solver_, params_, CUSOLVER_EIG_MODE_VECTOR, 0, n_, n_,
-                                           ct, a_.get(), n_, ct, s_.get(), ct, u_.get(), n_, ct,
-                                           v_.get(), n_, ct, work_.get(), device_work_bytes_,
-                                           host_work_.data(), host_work_.size(), info,
-                                           &err_sigma_));
+        CUBENCH_CUSOLVER(cusolverDnXgesvdp(
+            solver_, params_, CUSOLVER_EIG_MODE_VECTOR, 0, n_, n_, ct, a_.get(), n_, ct, s_.get(),
+            ct, u_.get(), n_, ct, v_.get(), n_, ct, work_.get(), device_work_bytes_,
+            host_work_.data(), host_work_.size(), info, &err_sigma_));
         break;
       case SvdAlgo::gesvdj:
         if (t_ == DType::fp64)
@@ -182,16 +185,16 @@ class Svd final : public BenchmarkCase {
     CUBENCH_CUBLAS(cublasDnrm2(blas_, elems, a.as<double>(), 1, &norm_r));
     recon_error_ = norm_r / norm_a;
     std::vector<double> sigma(n_);
-    CUBENCH_CUDA(cudaMemcpyAsync(sigma.data(), sv.get(), n_ * sizeof(double),
-                                 cudaMemcpyDeviceToHost, s));
+    CUBENCH_CUDA(
+        cudaMemcpyAsync(sigma.data(), sv.get(), n_ * sizeof(double), cudaMemcpyDeviceToHost, s));
     CUBENCH_CUDA(cudaStreamSynchronize(s));
     std::string spectrum = " (singular values " + std::to_string(sigma.front()) + " .. " +
                            std::to_string(sigma.back());
     if (algo_ == SvdAlgo::gesvdp) spectrum += "; gesvdp's err_sigma " + std::to_string(err_sigma_);
     spectrum += ")";
-    ortho_error_ = std::max(orthogonality(u, CUBLAS_OP_T, scratch, s),
-                            orthogonality(v, v_op == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T,
-                                          scratch, s));
+    ortho_error_ =
+        std::max(orthogonality(u, CUBLAS_OP_T, scratch, s),
+                 orthogonality(v, v_op == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T, scratch, s));
     // LAPACK's own test drivers (xDRVBD) accept an SVD whose residual and orthogonality ratios
     // ||.|| / (n eps) stay under 30; we use the same bound.
     const double tol = 30 * n_ *
@@ -212,15 +215,16 @@ class Svd final : public BenchmarkCase {
   std::string label() const override { return std::string("cuSOLVER ") + algo_name(algo_); }
 
   std::map<std::string, double> counters(double) const override {
-    std::map<std::string, double> c = {{"recon_error", recon_error_}, {"ortho_error", ortho_error_}};
+    std::map<std::string, double> c = {{"recon_error", recon_error_},
+                                       {"ortho_error", ortho_error_}};
     if (algo_ == SvdAlgo::gesvdp) c["err_sigma"] = err_sigma_;  // gesvdp's own error estimate
     return c;
   }
 
  private:
   std::string describe() const {
-    return std::string("svd ") + algo_name(algo_) + " " + std::string(dtype_name(t_)) + " n=" +
-           std::to_string(n_);
+    return std::string("svd ") + algo_name(algo_) + " " + std::string(dtype_name(t_)) +
+           " n=" + std::to_string(n_);
   }
 
   // ||op(M) op(M)^T - I||_F / sqrt(n): first = CUBLAS_OP_T checks M's columns (U, V),
@@ -259,8 +263,8 @@ void register_svd() {
     for (DType t : {DType::fp32, DType::fp64})
       for (int n : {512, 1024, 2048, 4096}) {
         Spec spec;
-        spec.name = std::string("svd/") + algo_name(algo) + "/" + std::string(dtype_name(t)) +
-                    "/" + std::to_string(n);
+        spec.name = std::string("svd/") + algo_name(algo) + "/" + std::string(dtype_name(t)) + "/" +
+                    std::to_string(n);
         spec.make = [=] { return std::make_unique<Svd>(algo, t, n); };
         spec.batch = 1;  // every run needs its input restored
         spec.size = double(n) * n * n;

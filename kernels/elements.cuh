@@ -42,12 +42,22 @@ __device__ __forceinline__ float to_float(T v) {
 template <typename F>
 void dispatch_dtype(DType t, F&& f) {
   switch (t) {
-    case DType::fp64: f(double{}); break;
+    case DType::fp64:
+      f(double{});
+      break;
     case DType::fp32:
-    case DType::tf32: f(float{}); break;
-    case DType::fp16: f(__half{}); break;
-    case DType::bf16: f(__nv_bfloat16{}); break;
-    case DType::fp8_e4m3: f(__nv_fp8_e4m3{}); break;
+    case DType::tf32:
+      f(float{});
+      break;
+    case DType::fp16:
+      f(__half{});
+      break;
+    case DType::bf16:
+      f(__nv_bfloat16{});
+      break;
+    case DType::fp8_e4m3:
+      f(__nv_fp8_e4m3{});
+      break;
   }
 }
 

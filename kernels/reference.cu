@@ -94,9 +94,8 @@ void reference_gemm_tn(DType in, const void* a, const void* b, int k, const int*
                        cudaStream_t stream) {
   dispatch_dtype(in, [&](auto tag) {
     using T = decltype(tag);
-    gemm_tn_kernel<T><<<count, kThreads, 0, stream>>>(static_cast<const T*>(a),
-                                                      static_cast<const T*>(b), k, rows, cols,
-                                                      ref, scale);
+    gemm_tn_kernel<T><<<count, kThreads, 0, stream>>>(
+        static_cast<const T*>(a), static_cast<const T*>(b), k, rows, cols, ref, scale);
   });
 }
 
@@ -132,8 +131,8 @@ void allreduce_max_error(DType t, const void* out, std::size_t n, std::uint64_t 
                          float lo, float hi, double* max_error, cudaStream_t stream) {
   dispatch_dtype(t, [&](auto tag) {
     using T = decltype(tag);
-    allreduce_error_kernel<T><<<4096, 256, 0, stream>>>(static_cast<const T*>(out), n, seed, ranks,
-                                                        lo, hi, max_error);
+    allreduce_error_kernel<T>
+        <<<4096, 256, 0, stream>>>(static_cast<const T*>(out), n, seed, ranks, lo, hi, max_error);
   });
 }
 

@@ -13,9 +13,7 @@ constexpr int kUnroll = 4;           // 16-byte vectors loaded before any is use
 // vector 16-bit types memory-bound (an IEEE division made fp16 compute-bound: 73% of the copy
 // ceiling against 90%+). For x < -88, __expf gives inf and __fdividef(1, inf) gives 0: the
 // correct saturation.
-__device__ __forceinline__ float sigmoidf(float x) {
-  return __fdividef(1.0f, 1.0f + __expf(-x));
-}
+__device__ __forceinline__ float sigmoidf(float x) { return __fdividef(1.0f, 1.0f + __expf(-x)); }
 
 template <typename T>
 __global__ void sigmoid_naive(const T* x, T* y, std::size_t n) {
@@ -80,8 +78,9 @@ bool launch_sigmoid(SigmoidVariant variant, DType t, const void* x, void* y, std
       // a small array needs), capped for large arrays, which the grid-stride loop covers.
       std::size_t vectors = n / (16 / sizeof(T));
       std::size_t wanted = (vectors + kThreads * kUnroll - 1) / (kThreads * kUnroll);
-      std::size_t grid = std::min<std::size_t>(std::size_t(sm_count) * kMaxBlocksPerSm, wanted);
-      sigmoid_vectorized<T><<<grid > 0 ? grid : 1, kThreads, 0, stream>>>(in, out, n);
+      std::size_t grid = std::max<std::size_t>(
+          1, std::min<std::size_t>(std::size_t(sm_count) * kMaxBlocksPerSm, wanted));
+      sigmoid_vectorized<T><<<grid, kThreads, 0, stream>>>(in, out, n);
     }
   };
   if (t == DType::fp32) launch(float{});

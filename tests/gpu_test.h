@@ -5,8 +5,8 @@
 
 #include "fixtures/device.h"
 
-#define CUBENCH_REQUIRE_GPU()                                                    \
-  do {                                                                           \
-    ::cubench::GpuAvailability gpus_ = ::cubench::probe_gpus();                  \
+#define CUBENCH_REQUIRE_GPU()                                                     \
+  do {                                                                            \
+    ::cubench::GpuAvailability gpus_ = ::cubench::probe_gpus();                   \
     if (gpus_.count == 0) GTEST_SKIP() << "no usable CUDA GPU: " << gpus_.reason; \
   } while (0)

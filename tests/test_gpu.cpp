@@ -25,9 +25,12 @@ namespace {
 
 double to_double(DType t, const std::vector<unsigned char>& raw, std::size_t i) {
   switch (t) {
-    case DType::fp16: return __half2float(reinterpret_cast<const __half*>(raw.data())[i]);
-    case DType::bf16: return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(raw.data())[i]);
-    default: return reinterpret_cast<const float*>(raw.data())[i];
+    case DType::fp16:
+      return __half2float(reinterpret_cast<const __half*>(raw.data())[i]);
+    case DType::bf16:
+      return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(raw.data())[i]);
+    default:
+      return reinterpret_cast<const float*>(raw.data())[i];
   }
 }
 
@@ -66,14 +69,15 @@ TEST(Kernels, SigmoidMatchesCpuForEveryVariantTypeAndOddSize) {
   GpuEnv env(0);
   for (auto variant : {SigmoidVariant::naive, SigmoidVariant::vectorized})
     for (DType t : {DType::fp32, DType::fp16, DType::bf16})
-      for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{4099}, std::size_t{1000003}}) {
-        SCOPED_TRACE(std::string(sigmoid_variant_name(variant)) + " " +
-                     std::string(dtype_name(t)) + " n=" + std::to_string(n));
+      for (std::size_t n :
+           {std::size_t{1}, std::size_t{7}, std::size_t{4099}, std::size_t{1000003}}) {
+        SCOPED_TRACE(std::string(sigmoid_variant_name(variant)) + " " + std::string(dtype_name(t)) +
+                     " n=" + std::to_string(n));
         DeviceBuffer x = env.alloc(n * dtype_bytes(t)), y = env.alloc(n * dtype_bytes(t));
         fill_uniform(t, x.get(), n, env.fresh_seed(), -10.f, 10.f, env.stream());
         CUBENCH_CUDA(cudaMemsetAsync(y.get(), 0xff, y.bytes(), env.stream()));
-        ASSERT_TRUE(launch_sigmoid(variant, t, x.get(), y.get(), n, env.info().sm_count,
-                                   env.stream()));
+        ASSERT_TRUE(
+            launch_sigmoid(variant, t, x.get(), y.get(), n, env.info().sm_count, env.stream()));
         CUBENCH_CUDA_LAUNCHED();
         auto hx = download(x, env.stream()), hy = download(y, env.stream());
         double worst = 0;
@@ -85,8 +89,8 @@ TEST(Kernels, SigmoidMatchesCpuForEveryVariantTypeAndOddSize) {
         }
         EXPECT_LE(worst, dtype_tolerance(t));
       }
-  EXPECT_FALSE(launch_sigmoid(SigmoidVariant::naive, DType::fp64, nullptr, nullptr, 1, 1,
-                              env.stream()));
+  EXPECT_FALSE(
+      launch_sigmoid(SigmoidVariant::naive, DType::fp64, nullptr, nullptr, 1, 1, env.stream()));
 }
 
 TEST(Kernels, ReferenceGemmAgreesWithCpu) {

@@ -173,9 +173,9 @@ TEST(Context, SaysWhatStackMadeTheRunEvenWithoutAGpu) {
     keys.insert(k);
     EXPECT_FALSE(v.empty()) << k;
   }
-  for (const char* k : {"cuda_toolkit", "cuda_compiler", "cuda_runtime", "cuda_driver_api", "cublas",
-                        "cublaslt", "cusolver", "host_compiler", "build_type", "google_benchmark",
-                        "git_revision", "gpu", "gpu_count"})
+  for (const char* k : {"cuda_toolkit", "cuda_compiler", "cuda_runtime", "cuda_driver_api",
+                        "cublas", "cublaslt", "cusolver", "host_compiler", "build_type",
+                        "google_benchmark", "git_revision", "gpu", "gpu_count"})
     EXPECT_TRUE(keys.count(k)) << k;
   for (auto& [k, v] : f)
     if (k == "gpu") {

@@ -17,8 +17,7 @@ namespace cubench {
 namespace {
 
 TEST(DType, ParsesEveryNameItPrints) {
-  for (DType t : {DType::fp64, DType::fp32, DType::tf32, DType::fp16, DType::bf16,
-                  DType::fp8_e4m3})
+  for (DType t : {DType::fp64, DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8_e4m3})
     EXPECT_EQ(parse_dtype(dtype_name(t)), t);
   EXPECT_EQ(dtype_name(DType::fp8_e4m3), "fp8");
 }
