@@ -123,5 +123,31 @@ class Plot(unittest.TestCase):
             self.assertIn("nothing to plot", r.stderr)
 
 
+class RunMatrix(unittest.TestCase):
+    def test_lists_presets_and_whether_their_toolkit_is_here(self):
+        r = tool("run_matrix.py", "--list-presets")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = [line.split("\t")[0] for line in r.stdout.splitlines()]
+        self.assertEqual(names, ["cuda-13.0", "cuda-12.4", "cuda-11.8"])
+        for line in r.stdout.splitlines():
+            name, state, nvcc = line.split("\t")
+            self.assertEqual(state, "available" if os.path.exists(nvcc) else "missing")
+
+    def test_unknown_preset_is_one_line(self):
+        r = tool("run_matrix.py", "--presets", "cuda-9.0")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown preset(s) cuda-9.0", r.stderr)
+
+
+class TorchReference(unittest.TestCase):
+    def test_names_match_cubench_or_it_says_why_not(self):
+        r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^gemm/bf16/4096/")
+        if r.returncode == 2:  # no PyTorch for this python (CI): one clear line
+            self.assertIn("PyTorch is not installed", r.stderr)
+            return
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split(), ["gemm/bf16/4096/4096/4096/manual_time"])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

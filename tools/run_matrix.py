@@ -1,0 +1,121 @@
+"""Build and run cubench once per CUDA toolkit, then table and plot the results.
+
+  tools/run-matrix [--presets cuda-13.0,cuda-11.8] [--repetitions 5] [--filter REGEX]
+
+For each preset (default: every toolkit preset in CMakePresets.json whose nvcc exists here):
+configure, build, run the suite with repetitions into results/<preset>.json. Then
+results/table.md (tools/compare --table, the first preset as the base) and results/plots/
+(tools/plot). Progress goes to stderr: which preset, which benchmark, elapsed and remaining.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+TOOLS = os.path.join(ROOT, "tools")
+
+
+def toolkit_presets():
+    """[(name, nvcc path, whether it exists)] for the non-hidden configure presets."""
+    with open(os.path.join(ROOT, "CMakePresets.json")) as f:
+        presets = json.load(f)["configurePresets"]
+    out = []
+    for p in presets:
+        if p.get("hidden"):
+            continue
+        nvcc = p.get("cacheVariables", {}).get("CMAKE_CUDA_COMPILER", "")
+        out.append((p["name"], nvcc, bool(nvcc) and os.path.exists(nvcc)))
+    return out
+
+
+def say(msg):
+    print(f"[run-matrix] {msg}", file=sys.stderr, flush=True)
+
+
+def fmt_seconds(s):
+    return f"{int(s // 60)}m{int(s % 60):02d}s"
+
+
+def run_suite(preset, args, out_path):
+    binary = os.path.join(ROOT, "build", preset, "cubench")
+    listed = subprocess.run([binary, "--benchmark_list_tests", f"--benchmark_filter={args.filter}"],
+                            capture_output=True, text=True)
+    total = len(listed.stdout.split()) * args.repetitions
+    cmd = [binary, f"--benchmark_filter={args.filter}", f"--benchmark_repetitions={args.repetitions}",
+           f"--benchmark_min_time={args.min_time}", f"--benchmark_out={out_path}",
+           "--benchmark_out_format=json", "--benchmark_report_aggregates_only=false"]
+    start, done = time.time(), 0
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    tail = []
+    for line in proc.stdout:
+        tail = (tail + [line.rstrip()])[-5:]
+        m = re.match(r"^(\S+/manual_time)\s", line)
+        if m and not re.search(r"_(mean|median|stddev|cv)$", m.group(1)):
+            done += 1
+            elapsed = time.time() - start
+            remaining = elapsed / done * max(total - done, 0)
+            say(f"{preset}: {done}/{total} {m.group(1)}  elapsed {fmt_seconds(elapsed)}, "
+                f"about {fmt_seconds(remaining)} left")
+    code = proc.wait()
+    if code != 0:
+        say(f"{preset}: cubench exited {code}: " + " / ".join(tail))
+    return code
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="tools/run-matrix", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--presets", help="comma-separated presets (default: those whose nvcc exists)")
+    p.add_argument("--repetitions", type=int, default=5)
+    p.add_argument("--min-time", default="0.1", help="--benchmark_min_time, in seconds")
+    p.add_argument("--filter", default=".", help="--benchmark_filter")
+    p.add_argument("--out-dir", default=os.path.join(ROOT, "results"))
+    p.add_argument("--list-presets", action="store_true", help="say which presets can build here")
+    args = p.parse_args(argv)
+    known = toolkit_presets()
+    if args.list_presets:
+        for name, nvcc, ok in known:
+            print(f"{name}\t{'available' if ok else 'missing'}\t{nvcc}")
+        return 0
+    names = [n for n, _, ok in known if ok] if not args.presets else args.presets.split(",")
+    unknown = [n for n in names if n not in {k[0] for k in known}]
+    if unknown:
+        print(f"tools/run-matrix: unknown preset(s) {', '.join(unknown)}; known: "
+              f"{', '.join(k[0] for k in known)}", file=sys.stderr)
+        return 2
+    if not names:
+        print("tools/run-matrix: no toolkit preset's nvcc exists on this machine", file=sys.stderr)
+        return 2
+    os.makedirs(args.out_dir, exist_ok=True)
+    written, failed = [], []
+    for preset in names:
+        say(f"{preset}: configure and build")
+        for step in (["cmake", "--preset", preset], ["cmake", "--build", "--preset", preset]):
+            r = subprocess.run(step, cwd=ROOT, capture_output=True, text=True)
+            if r.returncode != 0:
+                say(f"{preset}: {' '.join(step)} failed:\n{(r.stdout + r.stderr)[-2000:]}")
+                failed.append(preset)
+                break
+        else:
+            out_path = os.path.join(args.out_dir, f"{preset}.json")
+            if run_suite(preset, args, out_path) == 0:
+                written.append(out_path)
+            else:
+                failed.append(preset)
+    if len(written) >= 2:
+        with open(os.path.join(args.out_dir, "table.md"), "w") as f:
+            r = subprocess.run([sys.executable, os.path.join(TOOLS, "compare.py"), "--table", *written],
+                               stdout=f, stderr=subprocess.PIPE, text=True)
+        say(f"table: {os.path.join(args.out_dir, 'table.md')}" if r.returncode == 0 else f"table failed: {r.stderr.strip()}")
+    if written:
+        subprocess.run([sys.executable, os.path.join(TOOLS, "plot.py"), "--out-dir",
+                        os.path.join(args.out_dir, "plots"), *written])
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
