@@ -8,8 +8,11 @@
 #include <map>
 
 #include "benchmarks/models/resnet50.h"
+#include "fixtures/check.h"
 #include "fixtures/cpu_runner.h"
+#include "fixtures/registry.h"
 #include "fixtures/torch/loss_scaler.h"
+#include "gpu_test.h"
 
 namespace cubench {
 namespace {
@@ -94,6 +97,36 @@ TEST(LossScaler, GrowsAfterItsIntervalOfGoodSteps) {
   }
   EXPECT_DOUBLE_EQ(scaler.scale_value(), 16.0);
 }
+
+TEST(Transformer, SequenceFirstOutputShape) {
+  torch::NoGradGuard no_grad;
+  torch::nn::Transformer model(torch::nn::TransformerOptions(512, 8));  // PyTorch's defaults
+  model->eval();
+  auto x = torch::randn({16, 2, 512});
+  EXPECT_EQ(model->forward(x, x).sizes(), (std::vector<int64_t>{16, 2, 512}));
+}
+
+#if CUBENCH_TORCH_CUDA
+// The peak-memory probe sees a batch of 64 need more than a batch of 32.
+TEST(TransformerGpu, PeakMemoryGrowsWithBatch) {
+  CUBENCH_REQUIRE_GPU();
+  std::map<std::string, double> peak;
+  for (const Spec& s : registered_cases()) {
+    if (s.name != "transformer_fwd/inference/module/32" &&
+        s.name != "transformer_fwd/inference/module/64")
+      continue;
+    GpuEnv env(0);
+    auto c = s.make();
+    c->setup(env);
+    c->run(env);
+    CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+    peak[s.name] = c->counters(1.0).at("peak_allocated_bytes");
+  }
+  ASSERT_EQ(peak.size(), 2u);
+  EXPECT_GT(peak["transformer_fwd/inference/module/64"],
+            peak["transformer_fwd/inference/module/32"]);
+}
+#endif
 
 // Every CPU family at its smallest size: set-up, a run and the validation pass.
 TEST(CpuFixtures, EveryFamilyValidates) {
