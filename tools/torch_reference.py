@@ -6,7 +6,10 @@ sample for `cold` cases, several repetitions; written as Google Benchmark JSON (
 plus mean/median/stddev/cv aggregates), so compare.py and cubench's tools read it like a cubench
 result. Names follow cubench's: `gemm/<dtype>/<m>/<n>/<k>/manual_time` is torch.mm (torch._scaled_mm
 for fp8), `sigmoid/torch/<dtype>/<n>/<cold|hot>/manual_time` is torch.sigmoid(x, out=y),
-`svd/torch/<dtype>/<n>/manual_time` is torch.linalg.svd.
+`svd/torch/<dtype>/<n>/manual_time` is torch.linalg.svd, `resnet50_train/<precision>/<format>/<res>/<batch>`
+is one torchvision ResNet-50 training step (SGD momentum 0.9, lr 0.1; amp_fp16 with GradScaler),
+`transformer_fwd/<mode>/sdpa/<batch>` is nn.Transformer's forward (python's layers use
+scaled_dot_product_attention) with peak memory from torch.cuda.max_memory_allocated.
 
     python3 tools/torch_reference.py --filter gemm --repetitions 5 --out torch.json
 """
@@ -43,6 +46,14 @@ def cases(torch):
     for name in ("fp32", "fp64"):
         for n in (512, 1024, 2048, 4096):
             out.append((f"svd/torch/{name}/{n}", "svd", dict(dtype=name, n=n)))
+    for precision in ("fp32", "tf32", "amp_fp16", "amp_bf16"):
+        for fmt in ("nchw", "channels_last"):
+            for res, batch in ((224, 64), (224, 128), (224, 256), (32, 256)):
+                out.append((f"resnet50_train/{precision}/{fmt}/{res}/{batch}", "resnet",
+                            dict(precision=precision, channels_last=fmt == "channels_last", res=res, batch=batch)))
+    for mode in ("inference", "train"):
+        for batch in (32, 64, 128, 256):
+            out.append((f"transformer_fwd/{mode}/sdpa/{batch}", "transformer", dict(train=mode == "train", batch=batch)))
     return out, dt
 
 
@@ -70,7 +81,54 @@ def make_op(torch, dt, kind, a):
         t = torch.float64 if a["dtype"] == "fp64" else torch.float32
         x = torch.rand(a["n"], a["n"], device=dev, dtype=t) * 2 - 1
         return (lambda: torch.linalg.svd(x, full_matrices=False)), 0.0, 0.0
+    if kind == "resnet":
+        return resnet_step(torch, a), 0.0, 0.0
+    if kind == "transformer":
+        return transformer_forward(torch, a), 0.0, 0.0
     raise ValueError(kind)
+
+
+def resnet_step(torch, a):
+    import torchvision  # the GPU machine's python has it
+    classes = 1000 if a["res"] == 224 else 10
+    torch.backends.cuda.matmul.allow_tf32 = a["precision"] == "tf32"
+    torch.backends.cudnn.allow_tf32 = a["precision"] == "tf32"
+    torch.backends.cudnn.benchmark = True
+    fmt = torch.channels_last if a["channels_last"] else torch.contiguous_format
+    model = torchvision.models.resnet50(num_classes=classes).cuda().to(memory_format=fmt)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = torch.randn(a["batch"], 3, a["res"], a["res"], device="cuda").to(memory_format=fmt)
+    y = torch.randint(classes, (a["batch"],), device="cuda")
+    amp = a["precision"].startswith("amp_")
+    dtype = torch.bfloat16 if a["precision"] == "amp_bf16" else torch.float16
+    scaler = torch.amp.GradScaler("cuda", enabled=a["precision"] == "amp_fp16")
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=dtype, enabled=amp):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+    step.images = a["batch"]
+    return step
+
+
+def transformer_forward(torch, a):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    model = torch.nn.Transformer(d_model=512, nhead=8).cuda()  # sequence-first, as the C++ module
+    model.train(a["train"])
+    x = torch.randn(512, a["batch"], 512, device="cuda")
+
+    def forward():
+        if a["train"]:
+            model.zero_grad(set_to_none=True)
+            model(x, x).mean().backward()
+        else:
+            with torch.no_grad():
+                model(x, x)
+    forward.memory = True
+    return forward
 
 
 def time_case(torch, op, cold, repetitions, min_time, flush):
@@ -128,8 +186,16 @@ def main():
     for name, kind, a in selected:
         full = name + "/manual_time"
         try:
+            torch.cuda.reset_peak_memory_stats()
             op, flops, nbytes = make_op(torch, dt, kind, a)
             reps = time_case(torch, op, a.get("cold", False), args.repetitions, args.min_time, flush)
+            extra = {}
+            if getattr(op, "images", 0):
+                extra["images_per_s"] = lambda sec, n=op.images: n / sec
+            if getattr(op, "memory", False):
+                peak_alloc, peak_res = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
+                extra["peak_allocated_bytes"] = lambda sec, v=peak_alloc: v
+                extra["peak_reserved_bytes"] = lambda sec, v=peak_res: v
         except Exception as e:  # noqa: BLE001 - an unsupported case is a reported row, not a crash
             rows.append({"name": full, "run_name": full, "run_type": "iteration", "repetitions": args.repetitions,
                          "repetition_index": 0, "threads": 1, "iterations": 0, "real_time": 0, "cpu_time": 0,
@@ -137,6 +203,7 @@ def main():
             print(f"{full}: {type(e).__name__}: {e}", file=sys.stderr)
             continue
         finally:
+            op = None
             torch.cuda.empty_cache()
         times = []
         for i, (sec, iters, mhz) in enumerate(reps):
@@ -150,6 +217,8 @@ def main():
                 row["GBps"] = nbytes / sec / 1e9
             if mhz:
                 row["nvml_sm_clock_MHz"] = mhz
+            for key, value in extra.items():
+                row[key] = value(sec)
             rows.append(row)
             times.append(sec * 1e6)
         mean = statistics.fmean(times)
