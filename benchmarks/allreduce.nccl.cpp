@@ -1,6 +1,7 @@
 // allreduce/<dtype>/<bytes>/<inplace|outofplace>: ncclAllReduce (sum) from one process driving
 // every visible GPU (ncclCommInitAll), or the first --cubench_gpus=N of them, the run's device
-// first. Sizes 8 B to 512 MiB by factors of 4, plus the 1 GiB headline.
+// first; under mpirun, one GPU per rank (ncclCommInitRank, the unique id made by rank 0 and
+// shared through MPI). Sizes 8 B to 512 MiB by factors of 4, plus the 1 GiB headline.
 // Timing: the other GPUs' streams wait on the timed stream before the collective and the timed
 // stream waits on theirs after it, so the runner's events bracket the whole collective.
 // Figures as nccl-tests defines them: algbw = bytes / time, busbw = algbw * 2(n-1)/n (not
@@ -18,6 +19,7 @@
 #include "fixtures/models.h"
 #include "fixtures/options.h"
 #include "fixtures/registry.h"
+#include "fixtures/world.h"
 #include "kernels/fill.h"
 #include "kernels/reference.h"
 
@@ -37,35 +39,54 @@ ncclDataType_t nccl_type(DType t) {
   }
 }
 
-// One communicator per GPU for the whole run: creating them costs far more than most
+// The communicators of this process for the whole run: creating them costs far more than most
 // collectives, so they outlive benchmark configurations. Deliberately never destroyed: tearing
 // NCCL down during static destruction, after the CUDA runtime has begun to, can hang.
+// Single process: one communicator per local GPU, global ranks 0..n-1. Under MPI: one GPU per
+// process, global rank = the MPI rank.
 class NcclWorld {
  public:
   static NcclWorld& get(int primary) {
     static NcclWorld* world = new NcclWorld(primary);
     return *world;
   }
-  int size() const { return static_cast<int>(devices_.size()); }
-  int device(int rank) const { return devices_[rank]; }
-  ncclComm_t comm(int rank) const { return comms_[rank]; }
+  int local_count() const { return static_cast<int>(devices_.size()); }
+  int ranks() const { return ranks_; }
+  int first_rank() const { return first_rank_; }
+  int device(int local) const { return devices_[local]; }
+  ncclComm_t comm(int local) const { return comms_[local]; }
 
  private:
   explicit NcclWorld(int primary) {
+    World& w = world();
+    devices_.push_back(primary);
+    if (w.size() > 1) {
+      ncclUniqueId id;
+      share_from_root(w, &id, sizeof id, [](void* out) {
+        CUBENCH_NCCL(ncclGetUniqueId(static_cast<ncclUniqueId*>(out)));
+      });
+      comms_.resize(1);
+      ranks_ = w.size();
+      first_rank_ = w.rank();
+      CUBENCH_CUDA(cudaSetDevice(primary));
+      CUBENCH_NCCL(ncclCommInitRank(&comms_[0], ranks_, id, first_rank_));
+      return;
+    }
     int visible = 0;
     CUBENCH_CUDA(cudaGetDeviceCount(&visible));
     int wanted = options().gpus == 0 ? visible : options().gpus;
     if (wanted > visible)
       throw Error("--cubench_gpus=" + std::to_string(wanted) + " but only " +
                   std::to_string(visible) + " GPU(s) are visible");
-    devices_.push_back(primary);
     for (int d = 0; d < visible && static_cast<int>(devices_.size()) < wanted; ++d)
       if (d != primary) devices_.push_back(d);
     comms_.resize(devices_.size());
-    CUBENCH_NCCL(ncclCommInitAll(comms_.data(), size(), devices_.data()));
+    ranks_ = local_count();
+    CUBENCH_NCCL(ncclCommInitAll(comms_.data(), ranks_, devices_.data()));
   }
   std::vector<int> devices_;
   std::vector<ncclComm_t> comms_;
+  int ranks_ = 1, first_rank_ = 0;
 };
 
 class AllReduce final : public BenchmarkCase {
@@ -82,9 +103,13 @@ class AllReduce final : public BenchmarkCase {
   void setup(GpuEnv& env) override {
     world_ = &NcclWorld::get(env.device());
     count_ = bytes_ / dtype_bytes(t_);
-    seed_ = env.fresh_seed();
+    // Every rank must regenerate every rank's input for the check: one seed for the run.
+    std::uint64_t seed = env.fresh_seed();
+    share_from_root(world(), &seed, sizeof seed,
+                    [&](void* out) { *static_cast<std::uint64_t*>(out) = seed; });
+    seed_ = seed;
     CUBENCH_CUDA(cudaEventCreateWithFlags(&go_, cudaEventDisableTiming));
-    for (int r = 0; r < world_->size(); ++r) {
+    for (int r = 0; r < world_->local_count(); ++r) {
       int dev = world_->device(r);
       send_.push_back(env.alloc_on(dev, bytes_));
       recv_.push_back(in_place_ ? DeviceBuffer() : env.alloc_on(dev, bytes_));
@@ -92,7 +117,8 @@ class AllReduce final : public BenchmarkCase {
       cudaEvent_t done;
       CUBENCH_CUDA(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
       done_.push_back(done);
-      fill_uniform(t_, send_[r].get(), count_, seed_ + r, -1.f, 1.f, env.stream_on(dev));
+      fill_uniform(t_, send_[r].get(), count_, seed_ + world_->first_rank() + r, -1.f, 1.f,
+                   env.stream_on(dev));
       CUBENCH_CUDA_LAUNCHED();
       if (!in_place_)
         CUBENCH_CUDA(cudaMemsetAsync(recv_[r].get(), 0xff, bytes_, env.stream_on(dev)));
@@ -104,16 +130,16 @@ class AllReduce final : public BenchmarkCase {
   void run(GpuEnv& env) override {
     cudaStream_t timed = env.stream();
     CUBENCH_CUDA(cudaEventRecord(go_, timed));
-    for (int r = 1; r < world_->size(); ++r)
+    for (int r = 1; r < world_->local_count(); ++r)
       CUBENCH_CUDA(cudaStreamWaitEvent(env.stream_on(world_->device(r)), go_, 0));
     CUBENCH_NCCL(ncclGroupStart());
-    for (int r = 0; r < world_->size(); ++r) {
+    for (int r = 0; r < world_->local_count(); ++r) {
       void* out = in_place_ ? send_[r].get() : recv_[r].get();
       CUBENCH_NCCL(ncclAllReduce(send_[r].get(), out, count_, nccl_type(t_), ncclSum,
                                  world_->comm(r), env.stream_on(world_->device(r))));
     }
     CUBENCH_NCCL(ncclGroupEnd());
-    for (int r = 1; r < world_->size(); ++r) {
+    for (int r = 1; r < world_->local_count(); ++r) {
       cudaStream_t s = env.stream_on(world_->device(r));
       CUBENCH_CUDA(cudaEventRecord(done_[r], s));
       CUBENCH_CUDA(cudaStreamWaitEvent(timed, done_[r], 0));
@@ -123,14 +149,14 @@ class AllReduce final : public BenchmarkCase {
   void validate(GpuEnv& env) override {
     env.synchronize_all();
     double worst = 0;
-    for (int r = 0; r < world_->size(); ++r) {
+    for (int r = 0; r < world_->local_count(); ++r) {
       int dev = world_->device(r);
       cudaStream_t s = env.stream_on(dev);
       CUBENCH_CUDA(cudaSetDevice(dev));
       DeviceBuffer err = env.alloc_on(dev, sizeof(double));
       CUBENCH_CUDA(cudaMemsetAsync(err.get(), 0, sizeof(double), s));
       const void* out = in_place_ ? send_[r].get() : recv_[r].get();
-      allreduce_max_error(t_, out, count_, seed_, world_->size(), -1.f, 1.f, err.as<double>(), s);
+      allreduce_max_error(t_, out, count_, seed_, world_->ranks(), -1.f, 1.f, err.as<double>(), s);
       CUBENCH_CUDA_LAUNCHED();
       double e = 0;
       CUBENCH_CUDA(cudaMemcpyAsync(&e, err.get(), sizeof e, cudaMemcpyDeviceToHost, s));
@@ -138,9 +164,10 @@ class AllReduce final : public BenchmarkCase {
       worst = std::max(worst, e);
     }
     CUBENCH_CUDA(cudaSetDevice(env.device()));
+    worst = world().max(worst);  // every rank reaches the same verdict, or the others would hang
     if (!(worst <= dtype_tolerance(t_)))
       throw ValidationError("allreduce " + std::string(dtype_name(t_)) + " " +
-                            std::to_string(bytes_) + " B over " + std::to_string(world_->size()) +
+                            std::to_string(bytes_) + " B over " + std::to_string(world_->ranks()) +
                             " GPU(s): worst |out - sum| / sum|x| = " + std::to_string(worst) +
                             " exceeds " + std::to_string(dtype_tolerance(t_)));
   }
@@ -150,14 +177,15 @@ class AllReduce final : public BenchmarkCase {
   std::map<std::string, double> counters(double seconds) const override {
     double algbw = bytes_ / seconds;
     return {{"algbw_GBps", algbw / 1e9},
-            {"busbw_GBps", algbw * model::allreduce_bus_factor(world_->size()) / 1e9},
-            {"gpus", static_cast<double>(world_->size())}};
+            {"busbw_GBps", algbw * model::allreduce_bus_factor(world_->ranks()) / 1e9},
+            {"gpus", static_cast<double>(world_->ranks())}};
   }
 
   std::string label() const override {
-    std::string l = std::to_string(world_->size()) + " GPU(s)";
-    if (world_->size() == 1) l += "; 1 GPU: busbw is not meaningful (nothing crosses a bus)";
-    if (world_->size() == 1 && in_place_)
+    std::string l = std::to_string(world_->ranks()) + " GPU(s)";
+    if (world().size() > 1) l += " in " + std::to_string(world().size()) + " processes";
+    if (world_->ranks() == 1) l += "; 1 GPU: busbw is not meaningful (nothing crosses a bus)";
+    if (world_->ranks() == 1 && in_place_)
       l += "; in place on 1 GPU NCCL moves nothing: the time is its call overhead, algbw means "
            "nothing";
     return l;

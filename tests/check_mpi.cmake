@@ -1,0 +1,32 @@
+# Two MPI ranks on this machine (no GPU needed): rank 0 alone lists the benchmarks, and with a
+# CPU family given, rank 0 alone reports and writes the JSON, whose context says "MPI, 2 ranks".
+set(mpi ${MPIEXEC} --allow-run-as-root --oversubscribe -np 2)
+execute_process(COMMAND "${BINARY}" --benchmark_list_tests OUTPUT_VARIABLE single RESULT_VARIABLE code)
+execute_process(COMMAND ${mpi} "${BINARY}" --benchmark_list_tests OUTPUT_VARIABLE two
+                ERROR_VARIABLE err RESULT_VARIABLE code2)
+if(NOT code2 EQUAL 0)
+  message(FATAL_ERROR "mpirun exited ${code2}: ${err}")
+endif()
+if(NOT single STREQUAL two)
+  message(FATAL_ERROR "two ranks listed differently from one process:\n${two}")
+endif()
+if(CPU_FILTER)
+  file(REMOVE "${OUT}")
+  execute_process(COMMAND ${mpi} "${BINARY}" "--benchmark_filter=${CPU_FILTER}" --benchmark_min_time=0.01
+                          "--benchmark_out=${OUT}" --benchmark_out_format=json
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code3)
+  if(NOT code3 EQUAL 0)
+    message(FATAL_ERROR "mpirun run exited ${code3}: ${err}")
+  endif()
+  string(REGEX MATCHALL "manual_time " lines "${out}")
+  list(LENGTH lines n)
+  if(NOT n EQUAL 1)
+    message(FATAL_ERROR "expected one result line from rank 0, got ${n}:\n${out}")
+  endif()
+  file(READ "${OUT}" json)
+  string(JSON world GET "${json}" context world)
+  string(JSON count LENGTH "${json}" benchmarks)
+  if(NOT world STREQUAL "MPI, 2 ranks" OR NOT count EQUAL 1)
+    message(FATAL_ERROR "context world '${world}', ${count} benchmarks")
+  endif()
+endif()
