@@ -164,6 +164,13 @@ TEST(Harness, PoolHighWaterAndFragmentation) {
   PoolUsage u = env.usage();
   EXPECT_GE(u.used_high, std::uint64_t{96} << 20);
   EXPECT_GE(u.reserved_high, u.used_high);
+  // After a reset (as after validation) only what is in use now and later counts.
+  DeviceBuffer kept = env.alloc(8 << 20);
+  env.reset_memory_peaks();
+  u = env.usage();
+  EXPECT_GE(u.used_high, std::uint64_t{8} << 20);
+  EXPECT_LT(u.used_high, std::uint64_t{96} << 20);
+  EXPECT_LT(u.reserved_high, std::uint64_t{96} << 20);
 }
 
 TEST(Harness, TimerMeasuresEventsAndTheSmClock) {
