@@ -2,7 +2,8 @@
 # One call on the GPU machine: configure and build with the cuda-13.0 preset, run ctest, then the
 # benchmarks selected by $FILTER (default: the core suite) with $REPS repetitions, and the PyTorch
 # reference for $TORCH_FILTER. Everything lands under $OUT (default ./results).
-#   FILTER='^gemm' REPS=5 OUT=/tmp/out tools/gpu-session.sh
+#   FILTER='^gemm' REPS=5 OUT=/tmp/out CUBENCH_GIT_REVISION=<commit> tools/gpu-session.sh
+# (the device copy of the tree has no .git: CUBENCH_GIT_REVISION puts the commit in the context)
 set -uo pipefail
 OUT=${OUT:-$PWD/results}
 mkdir -p "$OUT"
