@@ -95,6 +95,8 @@ def build_table(files, args):
     gpus = {ctx.get("gpu", "?") for _, ctx, _ in loaded}
     header = ["benchmark"]
     labels = [label_of(p, c) for p, c, _ in loaded]
+    if len(set(labels)) < len(labels):  # the same stack twice (an A/A run): name the files too
+        labels = [f"{lab} [{os.path.basename(p)}]" for lab, (p, _, _) in zip(labels, loaded)]
     wanted = [c for c in args.counters.split(",") if c]
     counters = [c for c in wanted if any(c in r[n].counters for _, _, r in loaded for n in names if n in r)]
     for i, lab in enumerate(labels):
