@@ -55,6 +55,14 @@ class Table(unittest.TestCase):
         by_name, _ = self.table()
         self.assertIn("wrong result", by_name["svd/gesvd/fp32/1024/manual_time"]["CUDA 11.8 (cuBLAS 11.11.3): time us"])
 
+    def test_a_file_against_itself_is_all_same_and_columns_name_the_files(self):
+        r = tool("compare.py", "--table", data("cuda-13.0.json"), data("cuda-13.0.json"), "--format", "csv")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.DictReader(io.StringIO(r.stdout)))
+        verdict = "CUDA 13.0 (cuBLAS 13.1.0) [cuda-13.0.json]: verdict"
+        self.assertTrue(rows)
+        self.assertTrue(all(row[verdict] == "same" for row in rows), rows)
+
     def test_markdown(self):
         r = tool("compare.py", "--table", data("cuda-13.0.json"), data("cuda-11.8.json"))
         self.assertEqual(r.returncode, 0, r.stderr)
