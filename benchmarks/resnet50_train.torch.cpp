@@ -26,8 +26,6 @@
 
 #if CUBENCH_TORCH_CUDA
 #include <ATen/cuda/CUDAGraph.h>
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
 #endif
 
 namespace cubench {
@@ -175,8 +173,8 @@ class GpuTrain final : public BenchmarkCase {
   GpuTrain(Config c, bool graph) : c_(c), graph_(graph) {}
 
   void setup(GpuEnv& env) override {
-    stream_ = c10::cuda::getStreamFromExternal(env.stream(), env.device());
-    c10::cuda::CUDAStreamGuard guard(*stream_);
+    stream_.bind(env.stream(), env.device());
+    auto guard = stream_.use();
     seed_torch(env.fresh_seed());
     torch_compat::allow_tf32(c_.precision != Precision::fp32);
     torch_compat::cudnn_benchmark(true);
@@ -193,7 +191,7 @@ class GpuTrain final : public BenchmarkCase {
   }
 
   void run(GpuEnv&) override {
-    c10::cuda::CUDAStreamGuard guard(*stream_);
+    auto guard = stream_.use();
     if (graph_exec_)
       graph_exec_->replay();
     else
@@ -201,14 +199,14 @@ class GpuTrain final : public BenchmarkCase {
   }
 
   void validate(GpuEnv&) override {
-    c10::cuda::CUDAStreamGuard guard(*stream_);
+    auto guard = stream_.use();
     step_->validate();
   }
 
   Work work() const override { return {step_->step_flops(), std::nullopt, 0}; }
 
   std::map<std::string, double> counters(double seconds) const override {
-    auto c = torch_memory_counters(stream_->device_index());
+    auto c = torch_memory_counters(stream_.device());
     c["images_per_s"] = double(c_.batch) / seconds;
     return c;
   }
@@ -221,7 +219,7 @@ class GpuTrain final : public BenchmarkCase {
  private:
   Config c_;
   bool graph_;
-  std::optional<c10::cuda::CUDAStream> stream_;
+  TorchStream stream_;
   std::unique_ptr<TrainStep> step_;
   std::unique_ptr<at::cuda::CUDAGraph> graph_exec_;
 };

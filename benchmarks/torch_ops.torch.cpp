@@ -18,11 +18,6 @@
 #include "fixtures/registry.h"
 #include "fixtures/torch/torch_support.h"
 
-#if CUBENCH_TORCH_CUDA
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
-#endif
-
 namespace cubench {
 namespace {
 
@@ -139,18 +134,18 @@ class GpuTorchOp final : public BenchmarkCase {
  public:
   GpuTorchOp(Op op, DType t, int64_t n) : op_(op), t_(t), n_(n) {}
   void setup(GpuEnv& env) override {
-    stream_ = c10::cuda::getStreamFromExternal(env.stream(), env.device());
-    c10::cuda::CUDAStreamGuard guard(*stream_);
+    stream_.bind(env.stream(), env.device());
+    auto guard = stream_.use();
     seed_torch(env.fresh_seed());
     torch_compat::allow_tf32(t_ == DType::tf32);
     impl_ = std::make_unique<TorchOp>(op_, t_, n_, torch::Device(torch::kCUDA, env.device()));
   }
   void run(GpuEnv&) override {
-    c10::cuda::CUDAStreamGuard guard(*stream_);
+    auto guard = stream_.use();
     impl_->run();
   }
   void validate(GpuEnv&) override {
-    c10::cuda::CUDAStreamGuard guard(*stream_);
+    auto guard = stream_.use();
     impl_->validate();
   }
   Work work() const override { return impl_->work(); }
@@ -160,7 +155,7 @@ class GpuTorchOp final : public BenchmarkCase {
   Op op_;
   DType t_;
   int64_t n_;
-  std::optional<c10::cuda::CUDAStream> stream_;
+  TorchStream stream_;
   std::unique_ptr<TorchOp> impl_;
 };
 #endif

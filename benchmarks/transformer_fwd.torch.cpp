@@ -21,8 +21,6 @@
 #include "fixtures/torch/torch_support.h"
 
 #if CUBENCH_TORCH_CUDA
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
 #include <c10/util/Exception.h>
 #endif
 
@@ -107,8 +105,8 @@ class GpuTransformer final : public BenchmarkCase {
   GpuTransformer(bool train, int64_t batch) : train_(train), batch_(batch) {}
 
   void setup(GpuEnv& env) override {
-    stream_ = c10::cuda::getStreamFromExternal(env.stream(), env.device());
-    c10::cuda::CUDAStreamGuard guard(*stream_);
+    stream_.bind(env.stream(), env.device());
+    auto guard = stream_.use();
     seed_torch(env.fresh_seed());
     torch_compat::allow_tf32(false);
     device_ = env.device();
@@ -118,7 +116,7 @@ class GpuTransformer final : public BenchmarkCase {
   }
 
   void run(GpuEnv&) override {
-    c10::cuda::CUDAStreamGuard guard(*stream_);
+    auto guard = stream_.use();
     try {
       run_->forward();
     } catch (const c10::OutOfMemoryError& e) {
@@ -127,7 +125,7 @@ class GpuTransformer final : public BenchmarkCase {
   }
 
   void validate(GpuEnv&) override {
-    c10::cuda::CUDAStreamGuard guard(*stream_);
+    auto guard = stream_.use();
     run_->validate();
     reset_torch_memory_peaks(device_);  // the peak counted is the benchmark's, not the check's
   }
@@ -148,7 +146,7 @@ class GpuTransformer final : public BenchmarkCase {
   bool train_;
   int64_t batch_;
   int device_ = 0;
-  std::optional<c10::cuda::CUDAStream> stream_;
+  TorchStream stream_;
   std::unique_ptr<TransformerRun> run_;
 };
 #endif
