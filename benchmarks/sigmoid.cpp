@@ -7,9 +7,6 @@
 // must be finite, and (all of them up to 16M, beyond that head, tail and a stride sample of 4M)
 // must match a double-precision CPU sigmoid of the same stored inputs within the dtype's
 // tolerance (max relative error); copy must reproduce its input exactly.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -34,17 +31,6 @@ enum class Variant { naive, vectorized, copy };
 
 const char* variant_name(Variant v) {
   return v == Variant::naive ? "naive" : v == Variant::vectorized ? "vectorized" : "copy";
-}
-
-double host_value(DType t, const unsigned char* base, std::size_t i) {
-  switch (t) {
-    case DType::fp16:
-      return __half2float(reinterpret_cast<const __half*>(base)[i]);
-    case DType::bf16:
-      return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(base)[i]);
-    default:
-      return reinterpret_cast<const float*>(base)[i];
-  }
 }
 
 // The indices checked against the CPU reference: all, or the edges (where vector tails live)
@@ -111,8 +97,8 @@ class Sigmoid final : public BenchmarkCase {
     std::vector<std::size_t> idx = checked_indices(n_);
     std::vector<double> got(idx.size()), ref(idx.size());
     for (std::size_t j = 0; j < idx.size(); ++j) {
-      got[j] = host_value(t_, y.data(), idx[j]);
-      ref[j] = 1.0 / (1.0 + std::exp(-host_value(t_, x.data(), idx[j])));
+      got[j] = host_element(t_, y.data(), idx[j]);
+      ref[j] = 1.0 / (1.0 + std::exp(-host_element(t_, x.data(), idx[j])));
     }
     require_within(describe(), compare(got, ref), Norm::max_relative, dtype_tolerance(t_));
   }

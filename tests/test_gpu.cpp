@@ -1,8 +1,6 @@
 // GPU tests: our kernels against CPU references, the harness's memory and timing pieces, and the
 // validation of every registered benchmark family at its smallest size. Each skips with the
 // reason on a machine without a GPU.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +13,7 @@
 #include "fixtures/gpu_env.h"
 #include "fixtures/registry.h"
 #include "fixtures/sample_timer.h"
+#include "fixtures/validate.h"
 #include "gpu_test.h"
 #include "kernels/fill.h"
 #include "kernels/reference.h"
@@ -22,17 +21,6 @@
 
 namespace cubench {
 namespace {
-
-double to_double(DType t, const std::vector<unsigned char>& raw, std::size_t i) {
-  switch (t) {
-    case DType::fp16:
-      return __half2float(reinterpret_cast<const __half*>(raw.data())[i]);
-    case DType::bf16:
-      return __bfloat162float(reinterpret_cast<const __nv_bfloat16*>(raw.data())[i]);
-    default:
-      return reinterpret_cast<const float*>(raw.data())[i];
-  }
-}
 
 std::vector<unsigned char> download(const DeviceBuffer& b, cudaStream_t s) {
   std::vector<unsigned char> host(b.bytes());
@@ -52,11 +40,11 @@ TEST(Kernels, FillIsRandomInRangeAndFreshPerSeed) {
   int zeros = 0, same = 0;
   double sum = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    double x = to_double(DType::fp32, ha, i);
+    double x = host_element(DType::fp32, ha.data(), i);
     ASSERT_GE(x, -2.0);
     ASSERT_LT(x, 3.0);
     zeros += x == 0;
-    same += x == to_double(DType::fp32, hb, i);
+    same += x == host_element(DType::fp32, hb.data(), i);
     sum += x;
   }
   EXPECT_LT(zeros, 5);
@@ -82,8 +70,8 @@ TEST(Kernels, SigmoidMatchesCpuForEveryVariantTypeAndOddSize) {
         auto hx = download(x, env.stream()), hy = download(y, env.stream());
         double worst = 0;
         for (std::size_t i = 0; i < n; ++i) {
-          double ref = 1.0 / (1.0 + std::exp(-to_double(t, hx, i)));
-          double got = to_double(t, hy, i);
+          double ref = 1.0 / (1.0 + std::exp(-host_element(t, hx.data(), i)));
+          double got = host_element(t, hy.data(), i);
           ASSERT_TRUE(std::isfinite(got)) << "element " << i << " not written";
           worst = std::max(worst, std::fabs(got - ref) / ref);
         }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 
@@ -12,6 +13,7 @@
 #include "fixtures/models.h"
 #include "fixtures/peaks.h"
 #include "fixtures/stats.h"
+#include "fixtures/validate.h"
 
 namespace cubench {
 namespace {
@@ -37,6 +39,19 @@ TEST(DType, StorageSizes) {
   EXPECT_EQ(dtype_bytes(DType::bf16), 2u);
   EXPECT_EQ(dtype_bytes(DType::fp8_e4m3), 1u);
   EXPECT_EQ(dtype_bytes(DType::fp64), 8u);
+}
+
+TEST(DType, HostElementsReadEveryStorageType) {
+  const double d[] = {1.5, -2.25};
+  const float f[] = {0.5f, 3.0f};
+  const std::uint16_t half_two = 0x4000, bf16_minus_one = 0xBF80;
+  const std::uint8_t fp8_one = 0x38;  // e4m3: exponent 7 (bias 7), mantissa 0
+  EXPECT_DOUBLE_EQ(host_element(DType::fp64, d, 1), -2.25);
+  EXPECT_DOUBLE_EQ(host_element(DType::fp32, f, 1), 3.0);
+  EXPECT_DOUBLE_EQ(host_element(DType::tf32, f, 0), 0.5);
+  EXPECT_DOUBLE_EQ(host_element(DType::fp16, &half_two, 0), 2.0);
+  EXPECT_DOUBLE_EQ(host_element(DType::bf16, &bf16_minus_one, 0), -1.0);
+  EXPECT_DOUBLE_EQ(host_element(DType::fp8_e4m3, &fp8_one, 0), 1.0);
 }
 
 TEST(DType, TolerancesFollowPrecision) {
