@@ -11,8 +11,9 @@
 // Model: 3x the forward FLOPs (resnet50_forward_flops) per image. Check, once per configuration:
 // the step's loss on its batch equals an fp32 forward of the same model on the same batch within
 // the precision's tolerance, it is finite, and the step changed the weights (or, amp_fp16, the
-// scaler skipped it for an inf gradient).
+// scaler skipped it for an inf gradient). The graph variant is checked on a replay.
 #include <cmath>
+#include <functional>
 #include <random>
 #include <string>
 
@@ -104,8 +105,9 @@ class TrainStep {
     return loss;
   }
 
-  // The check described at the top of the file.
-  void validate() {
+  // The check described at the top of the file, on the step `run_step` makes (the eager step, or
+  // a graph's replay) and the loss tensor it returns.
+  void validate(const std::function<torch::Tensor()>& run_step) {
     double reference;
     {
       torch::NoGradGuard
@@ -118,7 +120,7 @@ class TrainStep {
     }
     auto before = model_->fc->weight.detach().clone();
     int skipped = scaler_.skipped_steps();
-    double loss = step().item<double>();
+    double loss = run_step().item<double>();
     std::string what =
         "loss " + std::to_string(loss) + " against an fp32 forward's " + std::to_string(reference);
     if (!std::isfinite(loss)) throw ValidationError("the step's loss is not finite: " + what);
@@ -152,7 +154,9 @@ class CpuTrain final : public CpuCase {
     step_ = std::make_unique<TrainStep>(c_, torch::kCPU);
   }
   void run() override { step_->step(); }
-  void validate() override { step_->validate(); }
+  void validate() override {
+    step_->validate([this] { return step_->step(); });
+  }
   Work work() const override { return {step_->step_flops(), std::nullopt, 0}; }
   std::map<std::string, double> counters(double seconds) const override {
     return {{"images_per_s", double(c_.batch) / seconds}};
@@ -185,7 +189,7 @@ class GpuTrain final : public BenchmarkCase {
       CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
       graph_exec_ = std::make_unique<at::cuda::CUDAGraph>();
       graph_exec_->capture_begin();
-      step_->step();
+      graph_loss_ = step_->step();  // lives in the graph's pool: each replay rewrites it
       graph_exec_->capture_end();
     }
   }
@@ -200,7 +204,13 @@ class GpuTrain final : public BenchmarkCase {
 
   void validate(GpuEnv&) override {
     auto guard = stream_.use();
-    step_->validate();
+    if (graph_exec_)
+      step_->validate([this] {
+        graph_exec_->replay();
+        return graph_loss_;
+      });
+    else
+      step_->validate([this] { return step_->step(); });
   }
 
   Work work() const override { return {step_->step_flops(), std::nullopt, 0}; }
@@ -222,6 +232,7 @@ class GpuTrain final : public BenchmarkCase {
   TorchStream stream_;
   std::unique_ptr<TrainStep> step_;
   std::unique_ptr<at::cuda::CUDAGraph> graph_exec_;
+  torch::Tensor graph_loss_;
 };
 #endif
 

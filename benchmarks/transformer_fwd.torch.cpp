@@ -1,19 +1,22 @@
-// transformer_fwd/<mode>/module/<batch>: torch::nn::Transformer with PyTorch's defaults
+// transformer_fwd/<mode>/<attention>/<batch>: torch::nn::Transformer with PyTorch's defaults
 // (d_model 512, 8 heads, 6 + 6 layers, feed-forward 2048, dropout 0.1), src = tgt of shape
-// (512, batch, 512) — the C++ module is sequence-first. mode `inference` runs under NoGradGuard;
-// `train` keeps the autograd graph and runs backward. Batch 32, 64, 128, 256.
-// The `module` attention is the C++ frontend's own, which materialises the batch x heads x S x S
-// score matrix: what decides peak memory here. (The `sdpa` variant, the same layers on
-// at::scaled_dot_product_attention, needs LibTorch 2.x and is not written yet.)
+// (512, batch, 512) — the C++ module is sequence-first. mode `inference` runs under NoGradGuard
+// in eval mode; `train` keeps the autograd graph and runs backward. Batch 32, 64, 128, 256.
+// attention `module` is the C++ frontend's own MultiheadAttention, which materialises the
+// batch x heads x S x S score matrix; `sdpa` (LibTorch 2.x) runs the same module's weights and
+// layers with Python's attention (benchmarks/models/transformer_sdpa.h), as python's
+// nn.Transformer does: the pair shows how much the attention kernel decides peak memory.
 // Counters: peak allocated and reserved bytes of PyTorch's caching allocator, fragmentation,
 // inactive-split bytes, model bytes, time per forward. An out-of-memory batch is a skipped
 // benchmark saying how much it asked for; the run goes on.
-// cpu/transformer_fwd/<mode>/module/2/16: the same model on the CPU with 16-token sequences.
+// cpu/transformer_fwd/<mode>/<attention>/2/16: the same model on the CPU with 16-token sequences.
 // Check: in eval mode (dropout off) the output on the first two sequences matches a float64 copy
-// of the model on the same input (relative L2 error under 1e-4, TF32 off).
+// of the module (its own attention) on the same input (relative L2 error under 1e-4, TF32 off).
 #include <random>
 #include <string>
+#include <vector>
 
+#include "benchmarks/models/transformer_sdpa.h"
 #include "fixtures/check.h"
 #include "fixtures/compat/torch_compat.h"
 #include "fixtures/cpu_runner.h"
@@ -29,9 +32,13 @@ namespace {
 
 constexpr int64_t kModel = 512, kHeads = 8, kLayers = 6, kFeedForward = 2048;
 
+enum class Attention { module, sdpa };
+const char* attention_name(Attention a) { return a == Attention::module ? "module" : "sdpa"; }
+
 struct TransformerRun {
-  TransformerRun(bool train, int64_t batch, int64_t seq, torch::Device device)
+  TransformerRun(bool train, Attention attention, int64_t batch, int64_t seq, torch::Device device)
       : train_(train),
+        attention_(attention),
         model_(torch::nn::TransformerOptions(kModel, kHeads)
                    .num_encoder_layers(kLayers)
                    .num_decoder_layers(kLayers)
@@ -40,14 +47,19 @@ struct TransformerRun {
     input_ = torch::randn({seq, batch, kModel}, torch::TensorOptions().device(device));
   }
 
+  torch::Tensor apply(const torch::Tensor& src, const torch::Tensor& tgt) {
+    return attention_ == Attention::sdpa ? sdpa_transformer_forward(*model_, src, tgt)
+                                         : model_->forward(src, tgt);
+  }
+
   void forward() {
     model_->train(train_);
     if (train_) {
-      model_->zero_grad();
-      model_->forward(input_, input_).mean().backward();
+      model_->zero_grad(/*set_to_none=*/true);  // as Python's model.zero_grad(set_to_none=True)
+      apply(input_, input_).mean().backward();
     } else {
       torch::NoGradGuard no_grad;
-      model_->forward(input_, input_);
+      apply(input_, input_);
     }
   }
 
@@ -55,7 +67,7 @@ struct TransformerRun {
     torch::NoGradGuard no_grad;
     model_->eval();
     auto slice = input_.narrow(1, 0, std::min<int64_t>(2, input_.size(1))).contiguous();
-    torch::Tensor got = model_->forward(slice, slice).to(torch::kDouble);
+    torch::Tensor got = apply(slice, slice).to(torch::kDouble);
     torch::nn::Transformer reference =
         std::dynamic_pointer_cast<torch::nn::TransformerImpl>(model_->clone());
     reference->to(torch::kDouble);
@@ -74,17 +86,18 @@ struct TransformerRun {
   }
 
   bool train_;
+  Attention attention_;
   torch::nn::Transformer model_;
   torch::Tensor input_;
 };
 
 class CpuTransformer final : public CpuCase {
  public:
-  CpuTransformer(bool train, int64_t batch, int64_t seq)
-      : train_(train), batch_(batch), seq_(seq) {}
+  CpuTransformer(bool train, Attention attention, int64_t batch, int64_t seq)
+      : train_(train), attention_(attention), batch_(batch), seq_(seq) {}
   void setup() override {
     seed_torch(static_cast<std::uint64_t>(std::random_device{}()));
-    run_ = std::make_unique<TransformerRun>(train_, batch_, seq_, torch::kCPU);
+    run_ = std::make_unique<TransformerRun>(train_, attention_, batch_, seq_, torch::kCPU);
   }
   void run() override { run_->forward(); }
   void validate() override { run_->validate(); }
@@ -95,6 +108,7 @@ class CpuTransformer final : public CpuCase {
 
  private:
   bool train_;
+  Attention attention_;
   int64_t batch_, seq_;
   std::unique_ptr<TransformerRun> run_;
 };
@@ -102,7 +116,8 @@ class CpuTransformer final : public CpuCase {
 #if CUBENCH_TORCH_CUDA
 class GpuTransformer final : public BenchmarkCase {
  public:
-  GpuTransformer(bool train, int64_t batch) : train_(train), batch_(batch) {}
+  GpuTransformer(bool train, Attention attention, int64_t batch)
+      : train_(train), attention_(attention), batch_(batch) {}
 
   void setup(GpuEnv& env) override {
     stream_.bind(env.stream(), env.device());
@@ -111,8 +126,8 @@ class GpuTransformer final : public BenchmarkCase {
     torch_compat::allow_tf32(false);
     device_ = env.device();
     reset_torch_memory_peaks(device_);
-    run_ =
-        std::make_unique<TransformerRun>(train_, batch_, 512, torch::Device(torch::kCUDA, device_));
+    run_ = std::make_unique<TransformerRun>(train_, attention_, batch_, 512,
+                                            torch::Device(torch::kCUDA, device_));
   }
 
   void run(GpuEnv&) override {
@@ -139,11 +154,13 @@ class GpuTransformer final : public BenchmarkCase {
   }
 
   std::string label() const override {
-    return "LibTorch " + torch_compat::version() + ", nn::Transformer";
+    return "LibTorch " + torch_compat::version() + ", nn::Transformer, " +
+           (attention_ == Attention::sdpa ? "scaled_dot_product_attention" : "its own attention");
   }
 
  private:
   bool train_;
+  Attention attention_;
   int64_t batch_;
   int device_ = 0;
   TorchStream stream_;
@@ -152,24 +169,32 @@ class GpuTransformer final : public BenchmarkCase {
 #endif
 
 void register_transformer() {
-  for (bool train : {false, true}) {
-    const std::string mode = train ? "train" : "inference";
-    CpuSpec cpu;
-    cpu.name = "cpu/transformer_fwd/" + mode + "/module/2/16";
-    cpu.make = [train] { return std::make_unique<CpuTransformer>(train, 2, 16); };
-    cpu.size = 2;
-    register_cpu_case(cpu);
+  std::vector<Attention> attentions = {Attention::module};
+  if (torch_compat::kHasSdpa) attentions.push_back(Attention::sdpa);
+  for (Attention attention : attentions)
+    for (bool train : {false, true}) {
+      const std::string family =
+          std::string(train ? "train/" : "inference/") + attention_name(attention) + "/";
+      CpuSpec cpu;
+      cpu.name = "cpu/transformer_fwd/" + family + "2/16";
+      cpu.make = [train, attention] {
+        return std::make_unique<CpuTransformer>(train, attention, 2, 16);
+      };
+      cpu.size = 2;
+      register_cpu_case(cpu);
 #if CUBENCH_TORCH_CUDA
-    for (int64_t batch : {32, 64, 128, 256}) {
-      Spec spec;
-      spec.name = "transformer_fwd/" + mode + "/module/" + std::to_string(batch);
-      spec.make = [train, batch] { return std::make_unique<GpuTransformer>(train, batch); };
-      spec.batch = 1;
-      spec.size = double(batch);
-      register_case(spec);
-    }
+      for (int64_t batch : {32, 64, 128, 256}) {
+        Spec spec;
+        spec.name = "transformer_fwd/" + family + std::to_string(batch);
+        spec.make = [train, attention, batch] {
+          return std::make_unique<GpuTransformer>(train, attention, batch);
+        };
+        spec.batch = 1;
+        spec.size = double(batch);
+        register_case(spec);
+      }
 #endif
-  }
+    }
 }
 CUBENCH_REGISTER(register_transformer);
 

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "benchmarks/models/resnet50.h"
+#include "benchmarks/models/transformer_sdpa.h"
 #include "fixtures/check.h"
 #include "fixtures/cpu_runner.h"
 #include "fixtures/registry.h"
@@ -63,13 +64,15 @@ TEST(ResNet50, FiveStepsReduceTheLossOnAFixedBatch) {
   EXPECT_LT(losses.back(), losses.front()) << losses.front() << " -> " << losses.back();
 }
 
-TEST(LossScaler, HalvesItsScaleAndSkipsTheStepOnAnInfGradient) {
+// Planted inf: the step is skipped and the scale halved; then a good step unscales and steps.
+void expect_scaler_skips_an_inf_step(torch::Device device) {
   torch::nn::Linear layer(4, 2);
+  layer->to(device);
   torch::optim::SGD opt(layer->parameters(), torch::optim::SGDOptions(0.5));
   LossScaler scaler;
   auto run_backward = [&] {
     opt.zero_grad();
-    scaler.scale(layer->forward(torch::ones({1, 4})).sum()).backward();
+    scaler.scale(layer->forward(torch::ones({1, 4}, device)).sum()).backward();
   };
   auto weight_before = layer->weight.detach().clone();
   run_backward();
@@ -85,6 +88,18 @@ TEST(LossScaler, HalvesItsScaleAndSkipsTheStepOnAnInfGradient) {
   EXPECT_TRUE(torch::allclose(layer->weight.detach(), weight_before - 0.5));
   EXPECT_DOUBLE_EQ(scaler.scale_value(), 32768.0);
 }
+
+TEST(LossScaler, HalvesItsScaleAndSkipsTheStepOnAnInfGradient) {
+  expect_scaler_skips_an_inf_step(torch::kCPU);
+}
+
+#if CUBENCH_TORCH_CUDA
+// On CUDA the scaler takes GradScaler's fused check-and-unscale kernel: the same rule must hold.
+TEST(LossScalerGpu, HalvesItsScaleAndSkipsTheStepOnAnInfGradient) {
+  CUBENCH_REQUIRE_GPU();
+  expect_scaler_skips_an_inf_step(torch::Device(torch::kCUDA, 0));
+}
+#endif
 
 TEST(LossScaler, GrowsAfterItsIntervalOfGoodSteps) {
   torch::nn::Linear layer(2, 1);
@@ -104,6 +119,51 @@ TEST(Transformer, SequenceFirstOutputShape) {
   model->eval();
   auto x = torch::randn({16, 2, 512});
   EXPECT_EQ(model->forward(x, x).sizes(), (std::vector<int64_t>{16, 2, 512}));
+}
+
+// The SDPA forward walks the module's own layers: in eval mode (dropout off) it must compute the
+// module's function, forward and backward, on the module's weights. (On 1.13 the attention is the
+// compat header's math definition, so this checks the layer walk; on 2.x the real SDPA.)
+TEST(Transformer, SdpaForwardComputesTheModulesFunction) {
+  torch::manual_seed(11);
+  torch::nn::Transformer model(torch::nn::TransformerOptions(64, 4)
+                                   .num_encoder_layers(2)
+                                   .num_decoder_layers(2)
+                                   .dim_feedforward(128));
+  model->to(torch::kDouble);
+  model->eval();
+  auto src = torch::randn({7, 3, 64}, torch::kDouble);
+  auto tgt = torch::randn({5, 3, 64}, torch::kDouble);
+  auto want = model->forward(src, tgt);
+  auto got = sdpa_transformer_forward(*model, src, tgt);
+  ASSERT_EQ(got.sizes(), want.sizes());
+  EXPECT_LT(((got - want).norm() / want.norm()).item<double>(), 1e-10);
+
+  auto& first = model->encoder.get<torch::nn::TransformerEncoderImpl>()
+                    .layers->at<torch::nn::TransformerEncoderLayerImpl>(0)
+                    .self_attn->in_proj_weight;
+  want.pow(2).sum().backward();
+  auto want_grad = first.grad().clone();
+  model->zero_grad(true);
+  sdpa_transformer_forward(*model, src, tgt).pow(2).sum().backward();
+  ASSERT_TRUE(first.grad().defined());
+  EXPECT_LT(((first.grad() - want_grad).norm() / want_grad.norm()).item<double>(), 1e-10);
+}
+
+TEST(Transformer, SdpaForwardAppliesDropoutInTrainMode) {
+  torch::manual_seed(12);
+  torch::nn::Transformer model(torch::nn::TransformerOptions(32, 2)
+                                   .num_encoder_layers(1)
+                                   .num_decoder_layers(1)
+                                   .dim_feedforward(64));
+  auto x = torch::randn({6, 2, 32});
+  torch::NoGradGuard no_grad;
+  model->eval();
+  auto a = sdpa_transformer_forward(*model, x, x), b = sdpa_transformer_forward(*model, x, x);
+  EXPECT_TRUE(torch::equal(a, b));  // eval: deterministic
+  model->train();
+  auto c = sdpa_transformer_forward(*model, x, x);
+  EXPECT_FALSE(torch::allclose(a, c));  // dropout 0.1 in train mode
 }
 
 #if CUBENCH_TORCH_CUDA

@@ -27,12 +27,15 @@ BottleneckImpl::BottleneckImpl(int64_t in, int64_t width, int64_t stride, bool d
                                                        torch::nn::BatchNorm2d(width * kExpansion)));
 }
 
+// In-place ReLUs and residual add, as torchvision's Bottleneck (ReLU(inplace=True), out +=
+// identity): the same kernels and the same saved tensors as the Python model we are compared with.
 torch::Tensor BottleneckImpl::forward(torch::Tensor x) {
   torch::Tensor identity = downsample ? downsample->forward(x) : x;
-  torch::Tensor y = torch::relu(bn1(conv1(x)));
-  y = torch::relu(bn2(conv2(y)));
+  torch::Tensor y = bn1(conv1(x)).relu_();
+  y = bn2(conv2(y)).relu_();
   y = bn3(conv3(y));
-  return torch::relu(y + identity);
+  y += identity;
+  return y.relu_();
 }
 
 ResNet50Impl::ResNet50Impl(int64_t classes) {
@@ -53,7 +56,7 @@ ResNet50Impl::ResNet50Impl(int64_t classes) {
 }
 
 torch::Tensor ResNet50Impl::forward(torch::Tensor x) {
-  x = torch::relu(stem_bn(stem(x)));
+  x = stem_bn(stem(x)).relu_();
   x = torch::max_pool2d(x, 3, 2, 1);
   // Sequential's forward is a template: name the return type.
   for (auto* layer : {&layer1, &layer2, &layer3, &layer4}) x = (*layer)->forward<torch::Tensor>(x);
