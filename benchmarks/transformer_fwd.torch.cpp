@@ -6,8 +6,9 @@
 // batch x heads x S x S score matrix; `sdpa` (LibTorch 2.x) runs the same module's weights and
 // layers with Python's attention (benchmarks/models/transformer_sdpa.h), as python's
 // nn.Transformer does: the pair shows how much the attention kernel decides peak memory.
-// Counters: peak allocated and reserved bytes of PyTorch's caching allocator, fragmentation,
-// inactive-split bytes, model bytes, time per forward. An out-of-memory batch is a skipped
+// Counters: peak allocated and reserved bytes of PyTorch's caching allocator since the check
+// (its cache emptied then), fragmentation, inactive-split bytes, model bytes, what was allocated
+// when the peaks restarted, time per forward. An out-of-memory batch is a skipped
 // benchmark saying how much it asked for; the run goes on.
 // cpu/transformer_fwd/<mode>/<attention>/2/16: the same model on the CPU with 16-token sequences.
 // Check: in eval mode (dropout off) the output on the first two sequences matches a float64 copy
@@ -142,7 +143,8 @@ class GpuTransformer final : public BenchmarkCase {
   void validate(GpuEnv&) override {
     auto guard = stream_.use();
     run_->validate();
-    reset_torch_memory_peaks(device_);  // the peak counted is the benchmark's, not the check's
+    // The peak counted is the benchmark's, not the check's.
+    allocated_at_start_ = reset_torch_memory_peaks(device_);
   }
 
   Work work() const override { return {}; }
@@ -150,6 +152,7 @@ class GpuTransformer final : public BenchmarkCase {
   std::map<std::string, double> counters(double) const override {
     auto c = torch_memory_counters(device_);
     c["model_bytes"] = run_->model_bytes();
+    c["allocated_at_start_bytes"] = allocated_at_start_;
     return c;
   }
 
@@ -163,6 +166,7 @@ class GpuTransformer final : public BenchmarkCase {
   Attention attention_;
   int64_t batch_;
   int device_ = 0;
+  double allocated_at_start_ = 0;
   TorchStream stream_;
   std::unique_ptr<TransformerRun> run_;
 };

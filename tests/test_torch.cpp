@@ -12,6 +12,7 @@
 #include "fixtures/check.h"
 #include "fixtures/cpu_runner.h"
 #include "fixtures/registry.h"
+#include "fixtures/torch/foreach_sgd.h"
 #include "fixtures/torch/loss_scaler.h"
 #include "gpu_test.h"
 
@@ -64,6 +65,33 @@ TEST(ResNet50, FiveStepsReduceTheLossOnAFixedBatch) {
   EXPECT_LT(losses.back(), losses.front()) << losses.front() << " -> " << losses.back();
 }
 
+// Our multi-tensor SGD takes the same steps as LibTorch's own SGD with momentum (its reference),
+// the first step included (momentum buffer = gradient), and sets gradients to none.
+TEST(ForeachSGD, MatchesLibTorchsSgdWithMomentum) {
+  torch::manual_seed(3);
+  torch::nn::Linear ours(5, 3), theirs(5, 3);
+  {
+    torch::NoGradGuard no_grad;
+    theirs->weight.copy_(ours->weight);
+    theirs->bias.copy_(ours->bias);
+  }
+  ForeachSGD sgd(ours->parameters(), 0.1, 0.9);
+  torch::optim::SGD reference(theirs->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  for (int step = 0; step < 3; ++step) {
+    auto x = torch::randn({4, 5});
+    sgd.zero_grad();
+    reference.zero_grad();
+    ours->forward(x).pow(2).sum().backward();
+    theirs->forward(x).pow(2).sum().backward();
+    sgd.step();
+    reference.step();
+    EXPECT_TRUE(torch::allclose(ours->weight, theirs->weight, 1e-6, 1e-7)) << "step " << step;
+    EXPECT_TRUE(torch::allclose(ours->bias, theirs->bias, 1e-6, 1e-7)) << "step " << step;
+  }
+  sgd.zero_grad();
+  EXPECT_FALSE(ours->weight.grad().defined());
+}
+
 // Planted inf: the step is skipped and the scale halved; then a good step unscales and steps.
 void expect_scaler_skips_an_inf_step(torch::Device device) {
   torch::nn::Linear layer(4, 2);
@@ -77,13 +105,13 @@ void expect_scaler_skips_an_inf_step(torch::Device device) {
   auto weight_before = layer->weight.detach().clone();
   run_backward();
   layer->weight.grad()[0][1] = std::numeric_limits<float>::infinity();  // planted
-  EXPECT_FALSE(scaler.step(opt, layer->parameters()));
+  EXPECT_FALSE(scaler.step([&] { opt.step(); }, layer->parameters()));
   EXPECT_DOUBLE_EQ(scaler.scale_value(), 32768.0);
   EXPECT_EQ(scaler.skipped_steps(), 1);
   EXPECT_TRUE(torch::equal(weight_before, layer->weight.detach()));
 
   run_backward();
-  EXPECT_TRUE(scaler.step(opt, layer->parameters()));
+  EXPECT_TRUE(scaler.step([&] { opt.step(); }, layer->parameters()));
   // The unscaled gradient of sum(W x + b) with x = 1 is 1 for every weight: W -= 0.5.
   EXPECT_TRUE(torch::allclose(layer->weight.detach(), weight_before - 0.5));
   EXPECT_DOUBLE_EQ(scaler.scale_value(), 32768.0);
@@ -108,7 +136,7 @@ TEST(LossScaler, GrowsAfterItsIntervalOfGoodSteps) {
   for (int i = 0; i < 3; ++i) {
     opt.zero_grad();
     scaler.scale(layer->forward(torch::ones({1, 2})).sum()).backward();
-    EXPECT_TRUE(scaler.step(opt, layer->parameters()));
+    EXPECT_TRUE(scaler.step([&] { opt.step(); }, layer->parameters()));
   }
   EXPECT_DOUBLE_EQ(scaler.scale_value(), 16.0);
 }
@@ -147,7 +175,10 @@ TEST(Transformer, SdpaForwardComputesTheModulesFunction) {
   model->zero_grad(true);
   sdpa_transformer_forward(*model, src, tgt).pow(2).sum().backward();
   ASSERT_TRUE(first.grad().defined());
-  EXPECT_LT(((first.grad() - want_grad).norm() / want_grad.norm()).item<double>(), 1e-10);
+  // LibTorch 2.11's CPU SDPA backward (its flash kernel) differs from the module's matmuls by
+  // about 1e-6 in float64 (measured on the H200 machine: 8.8e-7); a wrong layer walk is off by
+  // O(1).
+  EXPECT_LT(((first.grad() - want_grad).norm() / want_grad.norm()).item<double>(), 1e-5);
 }
 
 TEST(Transformer, SdpaForwardAppliesDropoutInTrainMode) {

@@ -150,14 +150,15 @@ def render(header, rows, notes, form):
 
 
 def run_compare_py(args):
-    script = os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")
-    if not os.path.exists(script):
-        raise InputError(f"Google Benchmark's compare.py is not at {script} "
-                         "(Debian: apt-get install libbenchmark-tools, or set GBENCH_COMPARE)")
+    # The inputs first: a bad file is the user's to fix wherever compare.py lives.
     if len(args.files) != 2:
         raise InputError("compare.py compares two files; use --table for more")
     for f in args.files:
         load(f)  # our one-line errors, before compare.py's tracebacks
+    script = os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")
+    if not os.path.exists(script):
+        raise InputError(f"Google Benchmark's compare.py is not at {script} "
+                         "(Debian: apt-get install libbenchmark-tools, or set GBENCH_COMPARE)")
     return subprocess.call([sys.executable, script, "benchmarks", *args.files, *args.extra])
 
 

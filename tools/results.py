@@ -9,6 +9,7 @@ import re
 import statistics
 
 COUNTERS = ("TFLOPS", "GBps", "busbw_GBps", "algbw_GBps", "images_per_s", "peak_mem_bytes",
+            "peak_allocated_bytes", "peak_reserved_bytes", "inactive_split_bytes", "model_bytes",
             "fragmentation", "sm_clock_MHz")
 
 

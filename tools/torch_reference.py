@@ -7,7 +7,8 @@ plus mean/median/stddev/cv aggregates), so compare.py and cubench's tools read i
 result. Names follow cubench's: `gemm/<dtype>/<m>/<n>/<k>/manual_time` is torch.mm (torch._scaled_mm
 for fp8), `sigmoid/torch/<dtype>/<n>/<cold|hot>/manual_time` is torch.sigmoid(x, out=y),
 `svd/torch/<dtype>/<n>/manual_time` is torch.linalg.svd, `resnet50_train/<precision>/<format>/<res>/<batch>`
-is one torchvision ResNet-50 training step (SGD momentum 0.9, lr 0.1; amp_fp16 with GradScaler),
+is one torchvision ResNet-50 training step (SGD momentum 0.9, lr 0.1; amp_fp16 with GradScaler)
+with peak memory,
 `transformer_fwd/<mode>/sdpa/<batch>` is nn.Transformer's forward (python's layers use
 scaled_dot_product_attention) with peak memory from torch.cuda.max_memory_allocated.
 
@@ -111,6 +112,7 @@ def resnet_step(torch, a):
         scaler.step(opt)
         scaler.update()
     step.images = a["batch"]
+    step.memory = True
     return step
 
 
@@ -188,6 +190,7 @@ def main():
         try:
             torch.cuda.reset_peak_memory_stats()
             op, flops, nbytes = make_op(torch, dt, kind, a)
+            at_start = torch.cuda.memory_allocated()  # model and inputs, before the first call
             reps = time_case(torch, op, a.get("cold", False), args.repetitions, args.min_time, flush)
             extra = {}
             if getattr(op, "images", 0):
@@ -196,6 +199,7 @@ def main():
                 peak_alloc, peak_res = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
                 extra["peak_allocated_bytes"] = lambda sec, v=peak_alloc: v
                 extra["peak_reserved_bytes"] = lambda sec, v=peak_res: v
+                extra["allocated_at_start_bytes"] = lambda sec, v=at_start: v
         except Exception as e:  # noqa: BLE001 - an unsupported case is a reported row, not a crash
             rows.append({"name": full, "run_name": full, "run_type": "iteration", "repetitions": args.repetitions,
                          "repetition_index": 0, "threads": 1, "iterations": 0, "real_time": 0, "cpu_time": 0,

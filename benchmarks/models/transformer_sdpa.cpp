@@ -50,25 +50,51 @@ Tensor attention(nn::MultiheadAttentionImpl& mha, const Tensor& query, const Ten
   Tensor out = torch_compat::scaled_dot_product_attention(q, k, v, dropout);
   out = out.permute({2, 0, 1, 3}).contiguous().view({batch * tgt_len, embed});
   out = torch::linear(out, mha.out_proj->weight, mha.out_proj->bias);
-  return out.view({tgt_len, batch, embed});
+  return out.view({tgt_len, batch, embed});  // q, k, v die here, as Python's locals do
 }
 
-// ReLU, the layers' default (the activation option is a c10::variant on 1.13, std::variant on
-// 2.x: not read here; the header says the layers must be built with it).
+// Python frees a temporary as soon as the call it was passed to returns; C++ keeps it to the end
+// of the full expression. The layers below are written one step a statement, each result
+// replacing the last, so the same tensors are alive at the same time as in torch/nn (the peak
+// memory compared with Python's depends on it).
+
+// norm(x + branch), the branch dropped once the sum exists, as Python's `norm(x + block(x))`.
+Tensor add_and_norm(nn::LayerNorm& norm, const Tensor& x, Tensor branch) {
+  Tensor sum = x + branch;
+  branch = Tensor();
+  return norm(sum);
+}
+
+// linear2(dropout(relu(linear1(x)))): ReLU, the layers' default (the activation option is a
+// c10::variant on 1.13, std::variant on 2.x, and is not read: the header says the layers must be
+// built with it).
 Tensor feed_forward(nn::Linear& linear1, nn::Dropout& dropout, nn::Linear& linear2,
                     const Tensor& x) {
-  return linear2(dropout(torch::relu(linear1(x))));
+  Tensor h = linear1(x);
+  h = torch::relu(h);
+  h = dropout(h);
+  return linear2(h);
 }
 
 Tensor encoder_layer(nn::TransformerEncoderLayerImpl& l, Tensor x) {
-  x = l.norm1(x + l.dropout1(attention(*l.self_attn, x, x, true)));
-  return l.norm2(x + l.dropout2(feed_forward(l.linear1, l.dropout, l.linear2, x)));
+  Tensor branch = attention(*l.self_attn, x, x, true);
+  branch = l.dropout1(branch);
+  x = add_and_norm(l.norm1, x, std::move(branch));
+  branch = feed_forward(l.linear1, l.dropout, l.linear2, x);
+  branch = l.dropout2(branch);
+  return add_and_norm(l.norm2, x, std::move(branch));
 }
 
 Tensor decoder_layer(nn::TransformerDecoderLayerImpl& l, Tensor x, const Tensor& memory) {
-  x = l.norm1(x + l.dropout1(attention(*l.self_attn, x, x, true)));
-  x = l.norm2(x + l.dropout2(attention(*l.multihead_attn, x, memory, false)));
-  return l.norm3(x + l.dropout3(feed_forward(l.linear1, l.dropout, l.linear2, x)));
+  Tensor branch = attention(*l.self_attn, x, x, true);
+  branch = l.dropout1(branch);
+  x = add_and_norm(l.norm1, x, std::move(branch));
+  branch = attention(*l.multihead_attn, x, memory, false);
+  branch = l.dropout2(branch);
+  x = add_and_norm(l.norm2, x, std::move(branch));
+  branch = feed_forward(l.linear1, l.dropout, l.linear2, x);
+  branch = l.dropout3(branch);
+  return add_and_norm(l.norm3, x, std::move(branch));
 }
 
 Tensor final_norm(nn::AnyModule& norm, const Tensor& x) {
