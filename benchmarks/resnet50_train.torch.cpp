@@ -211,7 +211,8 @@ class GpuTrain final : public BenchmarkCase {
     else
       step_->validate([this] { return step_->step(); });
     // The peaks counted are the training steps', not the check's.
-    allocated_at_start_ = reset_torch_memory_peaks(stream_.device());
+    allocated_at_start_ = reset_torch_memory_peaks(
+        stream_.device(), graph_ ? LibraryWorkspaces::keep : LibraryWorkspaces::release);
   }
 
   Work work() const override { return {step_->step_flops(), std::nullopt, 0}; }

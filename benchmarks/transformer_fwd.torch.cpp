@@ -126,7 +126,7 @@ class GpuTransformer final : public BenchmarkCase {
     seed_torch(env.fresh_seed());
     torch_compat::allow_tf32(false);
     device_ = env.device();
-    reset_torch_memory_peaks(device_);
+    reset_torch_memory_peaks(device_, LibraryWorkspaces::release);
     run_ = std::make_unique<TransformerRun>(train_, attention_, batch_, 512,
                                             torch::Device(torch::kCUDA, device_));
   }
@@ -144,7 +144,7 @@ class GpuTransformer final : public BenchmarkCase {
     auto guard = stream_.use();
     run_->validate();
     // The peak counted is the benchmark's, not the check's.
-    allocated_at_start_ = reset_torch_memory_peaks(device_);
+    allocated_at_start_ = reset_torch_memory_peaks(device_, LibraryWorkspaces::release);
   }
 
   Work work() const override { return {}; }

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <map>
+#include <vector>
 
 #include "benchmarks/models/resnet50.h"
 #include "benchmarks/models/transformer_sdpa.h"
@@ -216,6 +217,31 @@ TEST(TransformerGpu, PeakMemoryGrowsWithBatch) {
   ASSERT_EQ(peak.size(), 2u);
   EXPECT_GT(peak["transformer_fwd/inference/module/64"],
             peak["transformer_fwd/inference/module/32"]);
+}
+
+// Each case's peaks start from its own model and input only: PyTorch keeps a cuBLAS workspace per
+// stream, and every case has its own stream, so without the release a second case started 32 MiB
+// higher than the first (seen on the H200 before the fix).
+TEST(TransformerGpu, PeaksStartFromTheCasesOwnModelAndInput) {
+  CUBENCH_REQUIRE_GPU();
+  constexpr double kSlack = 4 << 20;  // the allocator's rounding, small buffers; a workspace is 32 MiB
+  std::vector<double> at_start;
+  for (int i = 0; i < 2; ++i)
+    for (const Spec& s : registered_cases()) {
+      if (s.name != "transformer_fwd/inference/module/32") continue;
+      GpuEnv env(0);
+      auto c = s.make();
+      c->setup(env);
+      c->run(env);
+      c->validate(env);
+      auto counters = c->counters(1.0);
+      const double input_bytes = 512.0 * 32 * 512 * sizeof(float);
+      EXPECT_NEAR(counters.at("allocated_at_start_bytes"),
+                  counters.at("model_bytes") + input_bytes, kSlack);
+      at_start.push_back(counters.at("allocated_at_start_bytes"));
+    }
+  ASSERT_EQ(at_start.size(), 2u);
+  EXPECT_NEAR(at_start[0], at_start[1], kSlack);
 }
 #endif
 

@@ -10,6 +10,7 @@
 # --benchmark_filter or tools/torch_reference.py's --filter); '#' starts a comment.
 # DEADLINE: seconds from the start; a run gets what is left (a run cut short leaves a JSON
 # without its closing brackets, which the tools reject: the plan's order says what matters most).
+# BUILD_TARGET=cubench builds the benchmarks alone (the tests wait for a call that runs ctest).
 # Without PLAN: FILTER/REPS/MIN_TIME/NAME and TORCH_FILTER make a one-line plan, as before.
 # (the device copy of the tree has no .git: CUBENCH_GIT_REVISION puts the commit in the context)
 set -uo pipefail
@@ -44,7 +45,7 @@ fi
 cmake --preset cuda-13.0 -DCUDAToolkit_ROOT="$root" "${torch_args[@]}" >/tmp/configure.log 2>&1 ||
   { tail -40 /tmp/configure.log; exit 1; }
 grep -E "^-- cubench" /tmp/configure.log
-cmake --build --preset cuda-13.0 -j "$(nproc)" >/tmp/build.log 2>&1 ||
+cmake --build --preset cuda-13.0 -j "$(nproc)" ${BUILD_TARGET:+--target "$BUILD_TARGET"} >/tmp/build.log 2>&1 ||
   { grep -B2 -A12 -E "error|Error" /tmp/build.log | head -80; exit 1; }
 echo "built in $(( $(date +%s) - start )) s"
 if [ "${SKIP_CTEST:-0}" != 1 ]; then

@@ -17,6 +17,7 @@ scaled_dot_product_attention) with peak memory from torch.cuda.max_memory_alloca
 import argparse
 import datetime
 import json
+import os
 import re
 import statistics
 import sys
@@ -183,11 +184,24 @@ def main():
         print("torch_reference: no CUDA GPU visible to PyTorch", file=sys.stderr)
         return 3
     props = torch.cuda.get_device_properties(0)
-    flush = torch.empty(2 * getattr(props, "L2_cache_size", 64 << 20) // 4, device="cuda")
+    l2_bytes = getattr(props, "L2_cache_size", 64 << 20)
+    context = {"date": datetime.datetime.now().isoformat(), "executable": "tools/torch_reference.py",
+               "framework": "pytorch eager", "torch": torch.__version__, "cuda_runtime": torch.version.cuda,
+               "cudnn": str(torch.backends.cudnn.version()), "gpu": props.name,
+               "library_build_type": "release"}
     rows = []
     for name, kind, a in selected:
         full = name + "/manual_time"
+        flush = None
         try:
+            # Peaks as cubench's: only this case's model, inputs and workspaces counted, so the
+            # flush buffer exists only for a cold case and earlier cases' cuBLAS workspaces
+            # (kept per handle and stream) are released first.
+            if hasattr(torch._C, "_cuda_clearCublasWorkspaces"):
+                torch._C._cuda_clearCublasWorkspaces()
+            torch.cuda.empty_cache()
+            if a.get("cold", False):
+                flush = torch.empty(2 * l2_bytes // 4, device="cuda")
             torch.cuda.reset_peak_memory_stats()
             op, flops, nbytes = make_op(torch, dt, kind, a)
             at_start = torch.cuda.memory_allocated()  # model and inputs, before the first call
@@ -207,7 +221,7 @@ def main():
             print(f"{full}: {type(e).__name__}: {e}", file=sys.stderr)
             continue
         finally:
-            op = None
+            op = flush = None
             torch.cuda.empty_cache()
         times = []
         for i, (sec, iters, mhz) in enumerate(reps):
@@ -240,13 +254,16 @@ def main():
                     row["GBps"] = nbytes / (val * 1e-6) / 1e9
             rows.append(row)
         print(f"{full}: median {statistics.median(times):.2f} us", file=sys.stderr, flush=True)
-    context = {"date": datetime.datetime.now().isoformat(), "executable": "tools/torch_reference.py",
-               "framework": "pytorch eager", "torch": torch.__version__, "cuda_runtime": torch.version.cuda,
-               "cudnn": str(torch.backends.cudnn.version()), "gpu": props.name,
-               "library_build_type": "release"}
-    with open(args.out, "w") as f:
-        json.dump({"context": context, "benchmarks": rows}, f, indent=1)
+        # Written after every case, so a run cut short by a deadline still leaves what it measured.
+        write_results(args.out, context, rows)
+    write_results(args.out, context, rows)
     return 0
+
+
+def write_results(path, context, rows):
+    with open(path + ".tmp", "w") as f:
+        json.dump({"context": context, "benchmarks": rows}, f, indent=1)
+    os.replace(path + ".tmp", path)
 
 
 if __name__ == "__main__":
