@@ -63,6 +63,14 @@ class Table(unittest.TestCase):
         self.assertTrue(rows)
         self.assertTrue(all(row[verdict] == "same" for row in rows), rows)
 
+    def test_rename_in_one_file_leaves_the_others_alone(self):
+        both, _ = self.table("--rename", "^gemm/bf16/4096/=x/")
+        self.assertIn("x/4096/4096/manual_time", both)  # renamed in both files: still matched
+        first, _ = self.table("--rename-in", "1:^gemm/bf16/4096/=x/")
+        self.assertNotIn("x/4096/4096/manual_time", first)  # the second file kept the old name
+        self.assertNotIn("gemm/bf16/4096/4096/4096/manual_time", first)
+        self.assertIn("gemm/bf16/8192/8192/8192/manual_time", first)
+
     def test_markdown(self):
         r = tool("compare.py", "--table", data("cuda-13.0.json"), data("cuda-11.8.json"))
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -94,6 +102,14 @@ class BadInput(unittest.TestCase):
                              expect="at least 2 repetitions")
         r = tool("compare.py", "--table", "--no-utest", data("one-repetition.json"), data("cuda-13.0.json"))
         self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_rename_that_merges_two_benchmarks(self):
+        self.one_line_exit_2("--table", data("cuda-13.0.json"), data("cuda-11.8.json"),
+                             "--rename-in", "2:/(4096|8192)/.*=/n", expect="renaming maps both")
+
+    def test_rename_in_names_a_file_that_is_not_there(self):
+        self.one_line_exit_2("--table", data("cuda-13.0.json"), data("cuda-11.8.json"),
+                             "--rename-in", "3:a=b", expect="--rename-in wants N:")
 
     def test_missing_file(self):
         self.one_line_exit_2("--table", data("no-such.json"), data("cuda-13.0.json"), expect="cannot read")

@@ -44,6 +44,9 @@ def parse_args(argv):
                    help="smallest relative change called a change (default %(default)s)")
     p.add_argument("--rename", action="append", default=[], metavar="REGEX=REPLACEMENT",
                    help="rewrite names before matching (e.g. 'sigmoid/torch/=sigmoid/vectorized/')")
+    p.add_argument("--rename-in", action="append", default=[], metavar="N:REGEX=REPLACEMENT",
+                   help="as --rename, in the Nth file only (1-based): e.g. '1:_graph/=/' sets a "
+                        "graph variant against the other file's eager rows")
     p.add_argument("--counters", default=",".join(SHOWN_COUNTERS),
                    help="comma-separated counters to show (default: those present of %(default)s)")
     p.add_argument("--no-utest", action="store_true", help="no significance test")
@@ -77,12 +80,18 @@ def fmt(x):
 
 
 def build_table(files, args):
-    rename = []
-    for r in args.rename:
+    def rule(r, option):
         if "=" not in r:
-            raise InputError(f"--rename wants REGEX=REPLACEMENT, got '{r}'")
-        rename.append(tuple(r.split("=", 1)))
-    loaded = [(path,) + load(path, rename) for path in files]
+            raise InputError(f"{option} wants REGEX=REPLACEMENT, got '{r}'")
+        return tuple(r.split("=", 1))
+    rename = [[rule(r, "--rename") for r in args.rename] for _ in files]
+    for r in args.rename_in:
+        index, _, rest = r.partition(":")
+        if not index.isdigit() or not 1 <= int(index) <= len(files):
+            raise InputError(f"--rename-in wants N:REGEX=REPLACEMENT with N a file's place "
+                             f"(1 to {len(files)}), got '{r}'")
+        rename[int(index) - 1].append(rule(rest, "--rename-in"))
+    loaded = [(path,) + load(path, rules) for path, rules in zip(files, rename)]
     try:
         name_filter = re.compile(args.filter)
     except re.error as e:

@@ -51,15 +51,20 @@ def load(path, rename=()):
         raise InputError(f"{path}: not JSON ({e.msg} at line {e.lineno})")
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         raise InputError(f"{path}: not Google Benchmark output (no 'benchmarks' list)")
-    results = {}
+    results, raw_name_of = {}, {}
     for row in data["benchmarks"]:
         if not isinstance(row, dict) or "name" not in row:
             raise InputError(f"{path}: not Google Benchmark output (a benchmark without a name)")
         if row.get("run_type", "iteration") != "iteration":
             continue  # aggregates are recomputed from the repetitions
-        name = row.get("run_name", row["name"])
+        raw = name = row.get("run_name", row["name"])
         for pattern, replacement in rename:
-            name = re.sub(pattern, replacement, name)
+            try:
+                name = re.sub(pattern, replacement, name)
+            except re.error as e:
+                raise InputError(f"rename '{pattern}': not a valid regex or replacement: {e}")
+        if raw_name_of.setdefault(name, raw) != raw:  # two benchmarks' samples must never mix
+            raise InputError(f"{path}: renaming maps both {raw_name_of[name]} and {raw} onto {name}")
         r = results.setdefault(name, Result(name))
         if row.get("error_occurred"):
             r.error = row.get("error_message", "error")
