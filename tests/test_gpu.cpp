@@ -15,6 +15,8 @@
 #include "fixtures/sample_timer.h"
 #include "fixtures/validate.h"
 #include "gpu_test.h"
+#include "kernels/blocking_kernel.h"
+#include "kernels/empty.h"
 #include "kernels/fill.h"
 #include "kernels/reference.h"
 #include "kernels/sigmoid.h"
@@ -170,7 +172,7 @@ TEST(Harness, TimerMeasuresEventsAndTheSmClock) {
   fill_uniform(DType::fp32, x.get(), n, 3, -1, 1, env.stream());
   double seconds = 0;
   for (int i = 0; i < 5; ++i) {
-    timer.begin();
+    timer.begin(i % 2 ? SampleTimer::Hold::queue_first : SampleTimer::Hold::none);
     launch_sigmoid(SigmoidVariant::vectorized, DType::fp32, x.get(), y.get(), n,
                    env.info().sm_count, env.stream());
     seconds = timer.end();
@@ -179,6 +181,43 @@ TEST(Harness, TimerMeasuresEventsAndTheSmClock) {
   EXPECT_LT(seconds, 1.0);
   EXPECT_GT(timer.clocks().mean_mhz(), 100.0);
   EXPECT_LT(timer.clocks().mean_mhz(), 4000.0);
+}
+
+// The blocking kernel holds the stream until the host opens its gate, and gives up by itself
+// when nobody does, so a held sample can never hang.
+TEST(Harness, BlockingKernelHoldsTheStreamUntilReleasedOrTimedOut) {
+  CUBENCH_REQUIRE_GPU();
+  GpuEnv env(0);
+  int* gate = nullptr;
+  CUBENCH_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&gate), 2 * sizeof(int), cudaHostAllocMapped));
+  volatile int* g = gate;
+  g[0] = g[1] = 0;
+  launch_blocking_kernel(g, 10.0, env.stream());
+  launch_empty(env.stream());
+  CUBENCH_CUDA_LAUNCHED();
+  EXPECT_EQ(cudaStreamQuery(env.stream()), cudaErrorNotReady);  // held
+  __atomic_store_n(gate, 1, __ATOMIC_RELEASE);
+  CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+  EXPECT_EQ(g[1], 0);  // released, not timed out
+
+  g[0] = g[1] = 0;
+  launch_blocking_kernel(g, 0.02, env.stream());  // never released
+  CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+  EXPECT_EQ(g[1], 1);
+  cudaFreeHost(gate);
+}
+
+// A held sample of short launches reports no timeout: end() releases every sample it queued.
+TEST(Harness, HeldSamplesAreReleasedByEnd) {
+  CUBENCH_REQUIRE_GPU();
+  GpuEnv env(0);
+  SampleTimer timer(env, /*cold_l2=*/false);
+  for (int i = 0; i < 3; ++i) {
+    timer.begin(SampleTimer::Hold::queue_first);
+    for (int k = 0; k < 500; ++k) launch_empty(env.stream());
+    EXPECT_GT(timer.end(), 0.0);
+  }
+  EXPECT_EQ(timer.blocking_timeouts(), 0);
 }
 
 TEST(Harness, CopyCeilingIsMeasured) {
