@@ -132,9 +132,11 @@ class ComparePyFront(unittest.TestCase):
 class Plot(unittest.TestCase):
     def test_every_chart_is_written(self):
         with tempfile.TemporaryDirectory() as out:
-            r = tool("plot.py", "--out-dir", out, data("cuda-13.0.json"), data("cuda-11.8.json"))
+            r = tool("plot.py", "--out-dir", out, data("cuda-13.0.json"), data("cuda-11.8.json"),
+                     data("torch-h200.json"))
             self.assertEqual(r.returncode, 0, r.stderr)
-            for chart in ("gemm.png", "sigmoid.png", "allreduce.png", "svd.png"):
+            for chart in ("gemm.png", "sigmoid.png", "allreduce.png", "svd.png", "resnet.png",
+                          "resnet-memory.png", "transformer.png"):
                 path = os.path.join(out, chart)
                 self.assertTrue(os.path.getsize(path) > 10000, chart)
                 with open(path, "rb") as f:

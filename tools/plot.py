@@ -5,7 +5,10 @@ deviation over repetitions.
 
 Writes, for the families present: gemm.png (TFLOPS against size per dtype, with the datasheet
 peak), sigmoid.png (GB/s with the measured copy ceiling), allreduce.png (bus bandwidth against
-bytes, log axis; algbw where one GPU makes busbw meaningless), svd.png (time against n).
+bytes, log axis; algbw where one GPU makes busbw meaningless), svd.png (time against n),
+resnet.png and resnet-memory.png (ResNet-50 images/s, peak allocated memory, per precision and
+layout, one panel per resolution/batch and eager or graph), transformer.png (peak allocated memory against batch, one
+panel per mode and attention).
 """
 import argparse
 import math
@@ -161,6 +164,78 @@ def svd(loaded, out_dir):
                     os.path.join(out_dir, "svd.png"), logx=True, logy=True)
 
 
+def draw_bars(groups, title, ylabel, path):
+    """groups: {panel: {file_label: {category: (y, err)}}}; a bar per file in each category."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    n = len(groups)
+    cols = min(2, n)
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(6.5 * cols, 3.8 * rows), squeeze=False)
+    for ax, (panel, per_file) in zip(axes.flat, sorted(groups.items())):
+        categories = sorted({c for bars in per_file.values() for c in bars})
+        width = 0.8 / len(per_file)
+        for i, (label, bars) in enumerate(sorted(per_file.items())):
+            xs = [j + i * width for j, c in enumerate(categories) if c in bars]
+            ys = [bars[c][0] for c in categories if c in bars]
+            es = [bars[c][1] for c in categories if c in bars]
+            ax.bar(xs, ys, width, yerr=es, capsize=3, label=label, color=f"C{i}")
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(categories))])
+        ax.set_xticklabels(categories, rotation=20, fontsize=8)
+        ax.set_title(panel)
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def resnet(loaded, out_dir):
+    pattern = r"^(resnet50_train|resnet50_train_graph)/(\w+)/(\w+)/(\d+)/(\d+)/"
+    speed, memory = {}, {}
+    for label, _, results in loaded:
+        for name, r in results.items():
+            g = parse(name, pattern)
+            if not g or r.error or not r.times:
+                continue
+            variant, precision, layout, res, batch = g
+            panel = f"{res}x{res}, batch {batch}" + (", CUDA graph" if variant.endswith("graph") else "")
+            category = f"{precision} {layout}"
+            if "images_per_s" in r.counters:
+                speed.setdefault(panel, {}).setdefault(label, {})[category] = (
+                    r.median("images_per_s"), r.stdev("images_per_s"))
+            if "peak_allocated_bytes" in r.counters:
+                memory.setdefault(panel, {}).setdefault(label, {})[category] = (
+                    r.median("peak_allocated_bytes") / 1e9, r.stdev("peak_allocated_bytes") / 1e9)
+    written = []
+    if speed:
+        written.append(draw_bars(speed, "ResNet-50 training step", "images/s",
+                                 os.path.join(out_dir, "resnet.png")))
+    if memory:
+        written.append(draw_bars(memory, "ResNet-50 training step: peak allocated memory", "GB",
+                                 os.path.join(out_dir, "resnet-memory.png")))
+    return written
+
+
+def transformer(loaded, out_dir):
+    def key(g, r):
+        mode, attention, batch = g
+        if "peak_allocated_bytes" not in r.counters:
+            return None
+        return (f"{mode}, {attention} attention", int(batch), r.median("peak_allocated_bytes") / 1e9,
+                r.stdev("peak_allocated_bytes") / 1e9)
+    groups = series(loaded, r"^transformer_fwd/(\w+)/(\w+)/(\d+)/", key)
+    if groups:
+        return draw(groups, "nn.Transformer (512 tokens, d_model 512): peak allocated memory",
+                    "batch", "GB", os.path.join(out_dir, "transformer.png"), logx=True)
+
+
 def main(argv):
     p = argparse.ArgumentParser(prog="tools/plot", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -176,9 +251,12 @@ def main(argv):
             loaded.append((f"{label_of(f, ctx)} [{os.path.basename(f)}]", ctx, results))
         os.makedirs(args.out_dir, exist_ok=True)
         written = [w for w in (gemm(loaded, args.out_dir), sigmoid(loaded, args.out_dir),
-                               allreduce(loaded, args.out_dir), svd(loaded, args.out_dir)) if w]
+                               allreduce(loaded, args.out_dir), svd(loaded, args.out_dir),
+                               transformer(loaded, args.out_dir)) if w]
+        written += resnet(loaded, args.out_dir)
         if not written:
-            raise InputError("nothing to plot: no gemm, sigmoid, allreduce or svd results in the files")
+            raise InputError("nothing to plot: no gemm, sigmoid, allreduce, svd, resnet50_train or "
+                             "transformer_fwd results in the files")
         for w in written:
             print(w)
         return 0
