@@ -189,7 +189,8 @@ TEST(Harness, BlockingKernelHoldsTheStreamUntilReleasedOrTimedOut) {
   CUBENCH_REQUIRE_GPU();
   GpuEnv env(0);
   int* gate = nullptr;
-  CUBENCH_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&gate), 2 * sizeof(int), cudaHostAllocMapped));
+  CUBENCH_CUDA(
+      cudaHostAlloc(reinterpret_cast<void**>(&gate), 2 * sizeof(int), cudaHostAllocMapped));
   volatile int* g = gate;
   g[0] = g[1] = 0;
   launch_blocking_kernel(g, 10.0, env.stream());

@@ -224,7 +224,8 @@ TEST(TransformerGpu, PeakMemoryGrowsWithBatch) {
 // higher than the first (seen on the H200 before the fix).
 TEST(TransformerGpu, PeaksStartFromTheCasesOwnModelAndInput) {
   CUBENCH_REQUIRE_GPU();
-  constexpr double kSlack = 4 << 20;  // the allocator's rounding, small buffers; a workspace is 32 MiB
+  constexpr double kSlack =
+      4 << 20;  // the allocator's rounding, small buffers; a workspace is 32 MiB
   std::vector<double> at_start;
   for (int i = 0; i < 2; ++i)
     for (const Spec& s : registered_cases()) {
@@ -236,8 +237,8 @@ TEST(TransformerGpu, PeaksStartFromTheCasesOwnModelAndInput) {
       c->validate(env);
       auto counters = c->counters(1.0);
       const double input_bytes = 512.0 * 32 * 512 * sizeof(float);
-      EXPECT_NEAR(counters.at("allocated_at_start_bytes"),
-                  counters.at("model_bytes") + input_bytes, kSlack);
+      EXPECT_NEAR(counters.at("allocated_at_start_bytes"), counters.at("model_bytes") + input_bytes,
+                  kSlack);
       at_start.push_back(counters.at("allocated_at_start_bytes"));
     }
   ASSERT_EQ(at_start.size(), 2u);
