@@ -41,14 +41,30 @@ def series(loaded, pattern, key):
     return out
 
 
-def draw(groups, title, xlabel, ylabel, path, logx=False, logy=False, lines=None):
+def panels(n, max_cols, width, height):
+    """A figure of n panels, max_cols to a row: (pyplot, figure, axes)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    n = len(groups)
-    cols = min(3, n)
+    cols = min(max_cols, n)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.6 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    return plt, fig, axes
+
+
+def save(plt, fig, axes, n, title, path):
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def draw(groups, title, xlabel, ylabel, path, logx=False, logy=False, lines=None):
+    n = len(groups)
+    plt, fig, axes = panels(n, 3, 5, 3.6)
     for ax, (group, per_file) in zip(axes.flat, sorted(groups.items())):
         for i, (label, pts) in enumerate(sorted(per_file.items())):
             pts.sort()
@@ -67,13 +83,7 @@ def draw(groups, title, xlabel, ylabel, path, logx=False, logy=False, lines=None
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    for ax in list(axes.flat)[n:]:
-        ax.axis("off")
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(plt, fig, axes, n, title, path)
 
 
 def gemm(loaded, out_dir):
@@ -166,13 +176,8 @@ def svd(loaded, out_dir):
 
 def draw_bars(groups, title, ylabel, path):
     """groups: {panel: {file_label: {category: (y, err)}}}; a bar per file in each category."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     n = len(groups)
-    cols = min(2, n)
-    rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(6.5 * cols, 3.8 * rows), squeeze=False)
+    plt, fig, axes = panels(n, 2, 6.5, 3.8)
     for ax, (panel, per_file) in zip(axes.flat, sorted(groups.items())):
         categories = sorted({c for bars in per_file.values() for c in bars})
         width = 0.8 / len(per_file)
@@ -187,13 +192,7 @@ def draw_bars(groups, title, ylabel, path):
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3, axis="y")
         ax.legend(fontsize=7)
-    for ax in list(axes.flat)[n:]:
-        ax.axis("off")
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(plt, fig, axes, n, title, path)
 
 
 def resnet(loaded, out_dir):
