@@ -197,6 +197,7 @@ TEST(Harness, BlockingKernelHoldsTheStreamUntilReleasedOrTimedOut) {
   launch_empty(env.stream());
   CUBENCH_CUDA_LAUNCHED();
   EXPECT_EQ(cudaStreamQuery(env.stream()), cudaErrorNotReady);  // held
+  (void)cudaGetLastError();  // not-ready is a state, not an error: leave none behind
   __atomic_store_n(gate, 1, __ATOMIC_RELEASE);
   CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
   EXPECT_EQ(g[1], 0);  // released, not timed out
