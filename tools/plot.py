@@ -7,8 +7,8 @@ Writes, for the families present: gemm.png (TFLOPS against size per dtype, with 
 peak), sigmoid.png (GB/s with the measured copy ceiling), allreduce.png (bus bandwidth against
 bytes, log axis; algbw where one GPU makes busbw meaningless), svd.png (time against n),
 resnet.png and resnet-memory.png (ResNet-50 images/s, peak allocated memory, per precision and
-layout, one panel per resolution/batch and eager or graph), transformer.png (peak allocated memory against batch, one
-panel per mode and attention).
+layout, one panel per resolution/batch and eager or graph), transformer.png (peak allocated
+memory against batch, one panel per mode and attention).
 """
 import argparse
 import math
@@ -197,22 +197,20 @@ def draw_bars(groups, title, ylabel, path):
 
 def resnet(loaded, out_dir):
     pattern = r"^(resnet50_train|resnet50_train_graph)/(\w+)/(\w+)/(\d+)/(\d+)/"
-    speed, memory = {}, {}
-    for label, _, results in loaded:
-        for name, r in results.items():
-            g = parse(name, pattern)
-            if not g or r.error or not r.times:
-                continue
+
+    def bars(counter, scale):
+        def key(g, r):
             variant, precision, layout, res, batch = g
+            if counter not in r.counters:
+                return None
             panel = f"{res}x{res}, batch {batch}" + (", CUDA graph" if variant.endswith("graph") else "")
-            category = f"{precision} {layout}"
-            if "images_per_s" in r.counters:
-                speed.setdefault(panel, {}).setdefault(label, {})[category] = (
-                    r.median("images_per_s"), r.stdev("images_per_s"))
-            if "peak_allocated_bytes" in r.counters:
-                memory.setdefault(panel, {}).setdefault(label, {})[category] = (
-                    r.median("peak_allocated_bytes") / 1e9, r.stdev("peak_allocated_bytes") / 1e9)
+            return panel, f"{precision} {layout}", r.median(counter) / scale, r.stdev(counter) / scale
+        # series() gives [(category, y, err)] per panel and file; a bar chart wants them by category.
+        return {panel: {label: {c: (y, e) for c, y, e in pts} for label, pts in per_file.items()}
+                for panel, per_file in series(loaded, pattern, key).items()}
+
     written = []
+    speed, memory = bars("images_per_s", 1), bars("peak_allocated_bytes", 1e9)
     if speed:
         written.append(draw_bars(speed, "ResNet-50 training step", "images/s",
                                  os.path.join(out_dir, "resnet.png")))
