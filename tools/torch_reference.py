@@ -221,8 +221,7 @@ def main():
             print(f"{full}: {type(e).__name__}: {e}", file=sys.stderr)
             continue
         finally:
-            op = flush = None
-            torch.cuda.empty_cache()
+            op = flush = None  # freed; the next case's empty_cache() gives the memory back
         times = []
         for i, (sec, iters, mhz) in enumerate(reps):
             row = {"name": full, "family_index": 0, "run_name": full, "run_type": "iteration",
