@@ -224,8 +224,8 @@ TEST(TransformerGpu, PeakMemoryGrowsWithBatch) {
 // higher than the first (seen on the H200 before the fix).
 TEST(TransformerGpu, PeaksStartFromTheCasesOwnModelAndInput) {
   CUBENCH_REQUIRE_GPU();
-  constexpr double kSlack =
-      4 << 20;  // the allocator's rounding, small buffers; a workspace is 32 MiB
+  // The allocator's rounding and small buffers; a leftover workspace would be 32 MiB.
+  constexpr double kSlack = 4 << 20;
   std::vector<double> at_start;
   for (int i = 0; i < 2; ++i)
     for (const Spec& s : registered_cases()) {
