@@ -2,6 +2,7 @@
 marks, CSV, exit codes on bad input, the compare.py front, and that every chart is written."""
 import csv
 import io
+import json
 import os
 import subprocess
 import sys
@@ -129,6 +130,68 @@ class ComparePyFront(unittest.TestCase):
         self.assertIn("U Test", r.stdout)
 
 
+def process_file(directory, name, launch_times):
+    """A one-benchmark result file: launch/empty with these per-repetition times (us)."""
+    rows = [{"name": "launch/empty/manual_time", "run_name": "launch/empty/manual_time",
+             "run_type": "iteration", "repetition_index": i, "real_time": t, "time_unit": "us",
+             "sm_clock_MHz": 1980.0 + i} for i, t in enumerate(launch_times)]
+    rows.append(dict(rows[0], name="launch/empty/manual_time_median", run_type="aggregate"))
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        json.dump({"context": {"date": name, "cuda_toolkit": "13.0"}, "benchmarks": rows}, f)
+    return path
+
+
+class MergeProcesses(unittest.TestCase):
+    def test_one_sample_per_process_at_its_median(self):
+        with tempfile.TemporaryDirectory() as d:
+            parts = [process_file(d, "p1.json", [5.0, 4.0, 4.2]),
+                     process_file(d, "p2.json", [4.6, 4.5, 9.0, 4.4])]
+            out = os.path.join(d, "merged.json")
+            r = tool("merge_processes.py", out, *parts)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                merged = json.load(f)
+        rows = merged["benchmarks"]
+        self.assertEqual([row["real_time"] for row in rows], [4.2, 4.5])  # 4.5: the lower median
+        self.assertEqual([row["sm_clock_MHz"] for row in rows], [1982.0, 1981.0])  # its own counters
+        self.assertEqual([(row["repetition_index"], row["repetitions"]) for row in rows], [(0, 2), (1, 2)])
+        self.assertEqual(merged["context"]["processes"], "2")
+        self.assertEqual(merged["context"]["process_dates"], "p1.json, p2.json")
+
+    def test_process_spread_is_flagged_in_process_and_not_across_processes(self):
+        # Two processes per build, each tight inside and 6% apart: the first process of A against
+        # the first of B looks like a change; a process as the unit shows the same build twice.
+        with tempfile.TemporaryDirectory() as d:
+            a = [process_file(d, "a1.json", [4.00, 4.01, 4.02, 4.01, 4.00]),
+                 process_file(d, "a2.json", [4.24, 4.25, 4.26, 4.25, 4.24])]
+            b = [process_file(d, "b1.json", [4.25, 4.26, 4.24, 4.25, 4.26]),
+                 process_file(d, "b2.json", [4.01, 4.00, 4.02, 4.01, 4.00])]
+            for name, parts in (("a.json", a), ("b.json", b)):
+                self.assertEqual(tool("merge_processes.py", os.path.join(d, name), *parts).returncode, 0)
+
+            def verdict(x, y):
+                r = tool("compare.py", "--table", x, y, "--format", "csv")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                row = next(csv.DictReader(io.StringIO(r.stdout)))
+                return next(v for k, v in row.items() if k.endswith("verdict"))
+            self.assertEqual(verdict(a[0], b[0]), "slower")
+            self.assertEqual(verdict(os.path.join(d, "a.json"), os.path.join(d, "b.json")), "same")
+
+    def test_bad_input_is_one_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            part = process_file(d, "p1.json", [4.0, 4.1])
+            for args, expect in (((os.path.join(d, "m.json"), part), ""),
+                                 ((os.path.join(d, "m.json"), part, data("cuda-13.0.json")), "lacks"),
+                                 ((part, part, part), "also an input"),
+                                 ((os.path.join(d, "m.json"), part, data("truncated.json")), "not JSON")):
+                r = tool("merge_processes.py", *args)
+                self.assertEqual(r.returncode, 2, args)
+                self.assertNotIn("Traceback", r.stderr)
+                self.assertIn(expect, r.stderr)
+                self.assertFalse(os.path.exists(os.path.join(d, "m.json")))
+
+
 class Plot(unittest.TestCase):
     def test_every_chart_is_written(self):
         with tempfile.TemporaryDirectory() as out:
@@ -163,6 +226,11 @@ class RunMatrix(unittest.TestCase):
         r = tool("run_matrix.py", "--presets", "cuda-9.0")
         self.assertEqual(r.returncode, 2)
         self.assertIn("unknown preset(s) cuda-9.0", r.stderr)
+
+    def test_processes_must_be_a_count(self):
+        r = tool("run_matrix.py", "--processes", "0")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("at least 1", r.stderr)
 
 
 class TorchReference(unittest.TestCase):

@@ -1,9 +1,11 @@
 """Build and run cubench once per CUDA toolkit, then table and plot the results.
 
-  tools/run-matrix [--presets cuda-13.0,cuda-11.8] [--repetitions 5] [--filter REGEX]
+  tools/run-matrix [--presets cuda-13.0,cuda-11.8] [--repetitions 5] [--processes K] [--filter REGEX]
 
 For each preset (default: every toolkit preset in CMakePresets.json whose nvcc exists here):
-configure, build, run the suite with repetitions into results/<preset>.json. Then
+configure, build, run the suite with repetitions into results/<preset>.json. With --processes K
+the suite runs K times, each into results/<preset>.process-<i>.json, merged into
+results/<preset>.json with one sample per process (tools/merge-processes says why). Then
 results/table.md (tools/compare --table, the first preset as the base) and results/plots/
 (tools/plot). Progress goes to stderr: which preset, which benchmark, elapsed and remaining.
 """
@@ -17,6 +19,9 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 TOOLS = os.path.join(ROOT, "tools")
+sys.path.insert(0, TOOLS)
+from merge_processes import merge  # noqa: E402
+from results import InputError  # noqa: E402
 
 
 def toolkit_presets():
@@ -40,7 +45,7 @@ def fmt_seconds(s):
     return f"{int(s // 60)}m{int(s % 60):02d}s"
 
 
-def run_suite(preset, args, out_path):
+def run_suite(preset, args, out_path, what):
     binary = os.path.join(ROOT, "build", preset, "cubench")
     listed = subprocess.run([binary, "--benchmark_list_tests", f"--benchmark_filter={args.filter}"],
                             capture_output=True, text=True)
@@ -58,12 +63,23 @@ def run_suite(preset, args, out_path):
             done += 1
             elapsed = time.time() - start
             remaining = elapsed / done * max(total - done, 0)
-            say(f"{preset}: {done}/{total} {m.group(1)}  elapsed {fmt_seconds(elapsed)}, "
+            say(f"{what}: {done}/{total} {m.group(1)}  elapsed {fmt_seconds(elapsed)}, "
                 f"about {fmt_seconds(remaining)} left")
     code = proc.wait()
     if code != 0:
-        say(f"{preset}: cubench exited {code}: " + " / ".join(tail))
+        say(f"{what}: cubench exited {code}: " + " / ".join(tail))
     return code
+
+
+def merge_into(out_path, parts):
+    try:
+        merged = merge(parts)
+    except InputError as e:
+        say(f"merge failed: {e}")
+        return False
+    with open(out_path, "w") as f:
+        json.dump(merged, f, indent=1)
+    return True
 
 
 def main(argv):
@@ -71,11 +87,17 @@ def main(argv):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--presets", help="comma-separated presets (default: those whose nvcc exists)")
     p.add_argument("--repetitions", type=int, default=5)
+    p.add_argument("--processes", type=int, default=1,
+                   help="run the suite K times and merge, one sample per process (default 1)")
     p.add_argument("--min-time", default="0.1", help="--benchmark_min_time, in seconds")
     p.add_argument("--filter", default=".", help="--benchmark_filter")
     p.add_argument("--out-dir", default=os.path.join(ROOT, "results"))
     p.add_argument("--list-presets", action="store_true", help="say which presets can build here")
     args = p.parse_args(argv)
+    if args.repetitions < 1 or args.processes < 1:
+        print("tools/run-matrix: --repetitions and --processes want a count of at least 1",
+              file=sys.stderr)
+        return 2
     known = toolkit_presets()
     if args.list_presets:
         for name, nvcc, ok in known:
@@ -102,7 +124,15 @@ def main(argv):
                 break
         else:
             out_path = os.path.join(args.out_dir, f"{preset}.json")
-            if run_suite(preset, args, out_path) == 0:
+            if args.processes == 1:
+                ok = run_suite(preset, args, out_path, preset) == 0
+            else:
+                parts = [os.path.join(args.out_dir, f"{preset}.process-{i}.json")
+                         for i in range(1, args.processes + 1)]
+                ok = all(run_suite(preset, args, part, f"{preset} process {i}/{args.processes}") == 0
+                         for i, part in enumerate(parts, 1))
+                ok = ok and merge_into(out_path, parts)
+            if ok:
                 written.append(out_path)
             else:
                 failed.append(preset)

@@ -1,0 +1,96 @@
+"""Merge the result files of several processes of one build into one file, one sample per process.
+
+  tools/merge-processes OUT.json RUN1.json RUN2.json [RUN3.json ...]
+
+Why: repetitions inside one process share its state (the batch size Google Benchmark picked, the
+allocator's layout, the library's heuristics, where the host threads landed), so they agree with
+each other more closely than two processes of the same binary do. A U test over one process's
+repetitions then calls that process-to-process spread a change: the A/A runs on the H200 flagged
+rows up to 15% apart that way (docs/results/h200/README.md). With a process as the unit, the test
+asks the question a user has: would another run of the build give this?
+
+Each benchmark of OUT gets one iteration row per input file: that process's row at its median
+time (the lower one for an even count, so its counters stay the ones measured with that time),
+renumbered as repetitions 0..K-1. Aggregate rows are dropped: the tools recompute them. A
+benchmark that failed in any process keeps its error row; one missing from a file is an error.
+The context is the first file's, with `processes` (K) and each file's `date` added.
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results import InputError, load  # noqa: E402
+
+
+def _raw(path):
+    load(path)  # the one-line checks on every input, before anything is merged
+    with open(path) as f:
+        return json.load(f)
+
+
+def _rows_by_name(data):
+    rows = {}
+    for row in data["benchmarks"]:
+        if row.get("run_type", "iteration") == "iteration":
+            rows.setdefault(row.get("run_name", row["name"]), []).append(row)
+    return rows
+
+
+def median_row(rows):
+    """The row at the (lower) median time; an error row if the benchmark failed."""
+    failed = [r for r in rows if r.get("error_occurred")]
+    if failed:
+        return failed[0]
+    ordered = sorted(rows, key=lambda r: float(r["real_time"]))
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def merge(paths):
+    if len(paths) < 2:
+        raise InputError("merging needs at least two result files (one per process)")
+    datas = [_raw(p) for p in paths]
+    per_file = [_rows_by_name(d) for d in datas]
+    names = list(per_file[0])
+    for path, rows in zip(paths[1:], per_file[1:]):
+        missing = [n for n in names if n not in rows]
+        extra = [n for n in rows if n not in per_file[0]]
+        if missing or extra:
+            what = f"lacks {missing[0]}" if missing else f"has {extra[0]}, which {paths[0]} lacks"
+            raise InputError(f"{path} {what}: the processes of one merge must run the same "
+                             "benchmarks (the same filter)")
+    merged = []
+    for name in names:
+        picks = [median_row(rows[name]) for rows in per_file]
+        if any(p.get("error_occurred") for p in picks):
+            merged.append(dict(next(p for p in picks if p.get("error_occurred")), repetitions=1,
+                               repetition_index=0))
+            continue
+        for i, row in enumerate(picks):
+            merged.append(dict(row, repetitions=len(picks), repetition_index=i))
+    context = dict(datas[0].get("context", {}))
+    context["processes"] = str(len(paths))
+    context["process_dates"] = ", ".join(d.get("context", {}).get("date", "?") for d in datas)
+    return {"context": context, "benchmarks": merged}
+
+
+def main(argv):
+    if len(argv) < 3 or argv[0] in ("-h", "--help"):
+        print(__doc__.strip(), file=sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
+    out, inputs = argv[0], argv[1:]
+    if os.path.abspath(out) in {os.path.abspath(p) for p in inputs}:
+        print(f"tools/merge-processes: {out} is also an input; name a new file first", file=sys.stderr)
+        return 2
+    try:
+        data = merge(inputs)
+    except InputError as e:
+        print(f"tools/merge-processes: {e}", file=sys.stderr)
+        return 2
+    with open(out, "w") as f:
+        json.dump(data, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
