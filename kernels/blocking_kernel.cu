@@ -19,6 +19,11 @@ __global__ void blocking_kernel(volatile int* gate, unsigned long long timeout_n
 }
 }  // namespace
 
+cudaError_t preload_blocking_kernel() {
+  cudaFuncAttributes attributes;
+  return cudaFuncGetAttributes(&attributes, blocking_kernel);
+}
+
 void launch_blocking_kernel(volatile int* gate, double timeout_s, cudaStream_t stream) {
   blocking_kernel<<<1, 1, 0, stream>>>(gate, static_cast<unsigned long long>(timeout_s * 1e9));
 }

@@ -19,5 +19,8 @@ constexpr int kClockSlots = 1024;
 // One single-thread block per SM writes stamps[smid]. stamps must be device-accessible (mapped
 // host memory, so reading needs no copy).
 void launch_clock_probe(ClockStamp* stamps, int blocks, cudaStream_t stream);
+// Loads the probe's module now, so its first launch cannot wait behind a blocking kernel
+// (blocking_kernel.h says why).
+cudaError_t preload_clock_probe();
 
 }  // namespace cubench
