@@ -13,6 +13,7 @@
 #include "fixtures/options.h"
 #include "fixtures/registry.h"
 #include "fixtures/runner.h"
+#include "fixtures/seed.h"
 #include "fixtures/validate.h"
 
 namespace cubench {
@@ -20,11 +21,24 @@ namespace {
 
 TEST(Options, FlagsAreTakenOutOfArgv) {
   std::vector<std::string> args = {"cubench", "--cubench_device=1", "--benchmark_filter=gemm",
-                                   "--cubench_gpus=8"};
+                                   "--cubench_gpus=8", "--cubench_seed=7"};
   Options o = parse_options(args, nullptr, nullptr);
   EXPECT_EQ(o.device, 1);
   EXPECT_EQ(o.gpus, 8);
+  EXPECT_EQ(o.seed, 7);
   EXPECT_EQ(args, (std::vector<std::string>{"cubench", "--benchmark_filter=gemm"}));
+}
+
+// A configuration's inputs are the same in every process (so A/A and A/B runs time the same
+// data), differ between configurations, and change with --cubench_seed.
+TEST(Seeds, SameNameAndRunSeedGiveTheSameSequence) {
+  std::uint64_t a = case_seed("svd/gesvdj/fp32/1024", 1), b = case_seed("svd/gesvdj/fp32/1024", 1);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, case_seed("svd/gesvdj/fp32/2048", 1));
+  EXPECT_NE(a, case_seed("svd/gesvdj/fp32/1024", 2));
+  std::uint64_t first = next_seed(a), second = next_seed(a);
+  EXPECT_EQ(first, next_seed(b));
+  EXPECT_NE(first, second);  // each draw of one configuration gets its own seed
 }
 
 TEST(Options, EnvironmentIsTheDefaultAndFlagsWin) {
@@ -43,6 +57,7 @@ TEST(Options, BadValuesAreClearErrors) {
         std::vector<std::string>{"cubench", "--cubench_device=one"},
         std::vector<std::string>{"cubench", "--cubench_gpus"},
         std::vector<std::string>{"cubench", "--cubench_gpus=99999999999"},
+        std::vector<std::string>{"cubench", "--cubench_seed=x"},
         std::vector<std::string>{"cubench", "--cubench_typo=1"}})
     EXPECT_THROW(parse_options(args, nullptr, nullptr), std::invalid_argument) << args[1];
   std::vector<std::string> args = {"cubench"};
