@@ -5,7 +5,8 @@
 For each preset (default: every toolkit preset in CMakePresets.json whose nvcc exists here):
 configure, build, run the suite with repetitions into results/<preset>.json. With --processes K
 the suite runs K times, each into results/<preset>.process-<i>.json, merged into
-results/<preset>.json with one sample per process (tools/merge-processes says why). Then
+results/<preset>.json with one sample per process (tools/merge-processes says why); all presets
+are built first and their processes take turns (process 1 of each, then process 2...). Then
 results/table.md (tools/compare --table, the first preset as the base) and results/plots/
 (tools/plot). Progress goes to stderr: which preset, which benchmark, elapsed and remaining.
 """
@@ -113,8 +114,8 @@ def main(argv):
         print("tools/run-matrix: no toolkit preset's nvcc exists on this machine", file=sys.stderr)
         return 2
     os.makedirs(args.out_dir, exist_ok=True)
-    written, failed = [], []
-    for preset in names:
+    failed, built = [], []
+    for preset in names:  # every build first: the runs below then take turns
         say(f"{preset}: configure and build")
         for step in (["cmake", "--preset", preset], ["cmake", "--build", "--preset", preset]):
             r = subprocess.run(step, cwd=ROOT, capture_output=True, text=True)
@@ -123,19 +124,29 @@ def main(argv):
                 failed.append(preset)
                 break
         else:
-            out_path = os.path.join(args.out_dir, f"{preset}.json")
+            built.append(preset)
+    # Process i of every preset before process i+1 of any: a drift of the machine over the
+    # matrix (clocks, temperature, a neighbour's load) then falls on every preset alike instead
+    # of looking like the difference between the first preset and the last.
+    parts = {p: [] for p in built}
+    for i in range(1, args.processes + 1):
+        for preset in [p for p in built if p not in failed]:
             if args.processes == 1:
-                ok = run_suite(preset, args, out_path, preset) == 0
+                part, what = os.path.join(args.out_dir, f"{preset}.json"), preset
             else:
-                parts = [os.path.join(args.out_dir, f"{preset}.process-{i}.json")
-                         for i in range(1, args.processes + 1)]
-                ok = all(run_suite(preset, args, part, f"{preset} process {i}/{args.processes}") == 0
-                         for i, part in enumerate(parts, 1))
-                ok = ok and merge_into(out_path, parts)
-            if ok:
-                written.append(out_path)
+                part = os.path.join(args.out_dir, f"{preset}.process-{i}.json")
+                what = f"{preset} process {i}/{args.processes}"
+            if run_suite(preset, args, part, what) == 0:
+                parts[preset].append(part)
             else:
                 failed.append(preset)
+    written = []
+    for preset in [p for p in built if p not in failed]:
+        out_path = os.path.join(args.out_dir, f"{preset}.json")
+        if args.processes == 1 or merge_into(out_path, parts[preset]):
+            written.append(out_path)
+        else:
+            failed.append(preset)
     if len(written) >= 2:
         with open(os.path.join(args.out_dir, "table.md"), "w") as f:
             r = subprocess.run([sys.executable, os.path.join(TOOLS, "compare.py"), "--table", *written],
