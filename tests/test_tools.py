@@ -176,6 +176,8 @@ class MergeProcesses(unittest.TestCase):
                 row = next(csv.DictReader(io.StringIO(r.stdout)))
                 return next(v for k, v in row.items() if k.endswith("verdict"))
             self.assertEqual(verdict(a[0], b[0]), "slower")
+            r = tool("compare.py", "--table", os.path.join(d, "a.json"), os.path.join(d, "b.json"))
+            self.assertIn("CUDA 13.0 (cuBLAS ?), 2 processes [a.json]: time us", r.stdout)
             self.assertEqual(verdict(os.path.join(d, "a.json"), os.path.join(d, "b.json")), "same")
 
     def test_bad_input_is_one_line(self):

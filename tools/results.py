@@ -87,6 +87,7 @@ def label_of(path, context):
     if context.get("framework"):
         return f"{context['framework']} {context.get('torch', '')}".strip()
     toolkit = context.get("cuda_toolkit")
-    if toolkit:
-        return f"CUDA {toolkit} (cuBLAS {context.get('cublas', '?')})"
-    return path
+    label = f"CUDA {toolkit} (cuBLAS {context.get('cublas', '?')})" if toolkit else path
+    if context.get("processes"):  # merged by tools/merge-processes: say what a sample is
+        label += f", {context['processes']} processes"
+    return label
