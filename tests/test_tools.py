@@ -178,6 +178,9 @@ class MergeProcesses(unittest.TestCase):
             self.assertEqual(verdict(a[0], b[0]), "slower")
             r = tool("compare.py", "--table", os.path.join(d, "a.json"), os.path.join(d, "b.json"))
             self.assertIn("CUDA 13.0 (cuBLAS ?), 2 processes [a.json]: time us", r.stdout)
+            self.assertNotIn("one process's repetitions", r.stdout)
+            r = tool("compare.py", "--table", a[0], os.path.join(d, "b.json"))
+            self.assertIn("a1.json: samples are one process's repetitions", r.stdout)
             self.assertEqual(verdict(os.path.join(d, "a.json"), os.path.join(d, "b.json")), "same")
 
     def test_bad_input_is_one_line(self):

@@ -142,6 +142,12 @@ def build_table(files, args):
     notes = []
     if len(gpus) > 1:
         notes.append(f"files ran on different GPUs: {', '.join(sorted(gpus))}")
+    single = [os.path.basename(p) for p, ctx, _ in loaded if not ctx.get("processes")]
+    if single and not args.no_utest:
+        notes.append(f"{', '.join(single)}: samples are one process's repetitions, so the U test "
+                     "does not see the spread between processes (an A/A of such files on the H200 "
+                     "flagged 7 of 81 rows; of files merged from 5 processes, none): for a verdict, "
+                     "tools/run-matrix --processes 5 or tools/merge-processes")
     return header, rows, notes
 
 
