@@ -12,6 +12,8 @@
 #include <cusolverDn.h>
 
 #include <cmath>
+#include <cstdio>
+#include <utility>
 #include <limits>
 #include <string>
 #include <vector>
@@ -163,6 +165,56 @@ class Svd final : public BenchmarkCase {
     if (info != 0)
       throw ValidationError(describe() + ": cuSOLVER info = " + std::to_string(info) +
                             (info > 0 ? " (did not converge)" : " (bad parameter)"));
+    measure_accuracy(env);
+    const std::string what = describe() + " (" + accuracy_summary() + ")";
+    const double tol = tolerance();
+    if (!sorted_nonnegative_)
+      throw ValidationError(what + ": singular values not sorted descending and non-negative");
+    require_at_most(what + ": singular values' error max|s - s_ref| / s_ref_max", sigma_error_,
+                    tol);
+    require_at_most(what + ": reconstruction error ||A - U S V^T|| / ||A||", recon_error_, tol);
+    require_at_most(what + ": orthogonality error ||Q^T Q - I|| / sqrt(n)", ortho_error_, tol);
+  }
+
+  Work work() const override { return {}; }  // no agreed FLOP count for iterative SVDs
+
+  std::string label() const override { return std::string("cuSOLVER ") + algo_name(algo_); }
+
+  std::map<std::string, double> counters(double) const override {
+    std::map<std::string, double> c = {{"recon_error", recon_error_},
+                                       {"ortho_error", ortho_error_},
+                                       {"sigma_error", sigma_error_}};
+    if (algo_ == SvdAlgo::gesvdp) c["err_sigma"] = err_sigma_;  // gesvdp's own error estimate
+    return c;
+  }
+
+ private:
+  // LAPACK's own test drivers (xDRVBD) accept an SVD whose residual and orthogonality ratios
+  // ||.|| / (n eps) stay under 30; we use the same bound.
+  double tolerance() const {
+    return 30 * n_ *
+           (t_ == DType::fp64 ? std::numeric_limits<double>::epsilon()
+                              : std::numeric_limits<float>::epsilon());
+  }
+
+  std::string accuracy_summary() const {
+    std::string text = "reconstruction " + std::to_string(recon_error_) +
+                       ", orthogonality " + std::to_string(ortho_error_) + ", singular values " +
+                       std::to_string(sigma_error_) + " against fp64 gesvd";
+    char buffer[64];
+    for (auto [name, value] : {std::pair{"; s_max ", sigma_max_}, {" s_min ", sigma_min_}}) {
+      std::snprintf(buffer, sizeof buffer, "%s%.6g", name, value);
+      text += buffer;
+    }
+    if (algo_ == SvdAlgo::gesvdp) text += "; gesvdp's err_sigma " + std::to_string(err_sigma_);
+    return text;
+  }
+
+  // Every accuracy figure of the last run(), in double on the device: reconstruction,
+  // orthogonality of both factors, and the singular values against fp64 gesvd's (values only) of
+  // the same input, so a wrong spectrum cannot hide behind a consistent factorisation.
+  void measure_accuracy(GpuEnv& env) {
+    cudaStream_t s = env.stream();
     const std::size_t elems = std::size_t(n_) * n_;
     DeviceBuffer a = env.alloc(elems * 8), u = env.alloc(elems * 8), v = env.alloc(elems * 8);
     DeviceBuffer scratch = env.alloc(elems * 8), sv = env.alloc(n_ * 8);
@@ -171,6 +223,7 @@ class Svd final : public BenchmarkCase {
     convert_to_double(t_, v_.get(), v.as<double>(), elems, s);
     convert_to_double(t_, s_.get(), sv.as<double>(), n_, s);
     CUBENCH_CUDA_LAUNCHED();
+    const std::vector<double> reference = reference_singular_values(env, a);
     // gesvd returns V^T; the others return V.
     const cublasOperation_t v_op = algo_ == SvdAlgo::gesvd ? CUBLAS_OP_N : CUBLAS_OP_T;
     const double one = 1, minus_one = -1;
@@ -184,44 +237,55 @@ class Svd final : public BenchmarkCase {
                                n_));
     CUBENCH_CUBLAS(cublasDnrm2(blas_, elems, a.as<double>(), 1, &norm_r));
     recon_error_ = norm_r / norm_a;
+    ortho_error_ =
+        std::max(orthogonality(u, CUBLAS_OP_T, scratch, s),
+                 orthogonality(v, v_op == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T, scratch, s));
     std::vector<double> sigma(n_);
     CUBENCH_CUDA(
         cudaMemcpyAsync(sigma.data(), sv.get(), n_ * sizeof(double), cudaMemcpyDeviceToHost, s));
     CUBENCH_CUDA(cudaStreamSynchronize(s));
-    std::string spectrum = " (singular values " + std::to_string(sigma.front()) + " .. " +
-                           std::to_string(sigma.back());
-    if (algo_ == SvdAlgo::gesvdp) spectrum += "; gesvdp's err_sigma " + std::to_string(err_sigma_);
-    spectrum += ")";
-    ortho_error_ =
-        std::max(orthogonality(u, CUBLAS_OP_T, scratch, s),
-                 orthogonality(v, v_op == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T, scratch, s));
-    // LAPACK's own test drivers (xDRVBD) accept an SVD whose residual and orthogonality ratios
-    // ||.|| / (n eps) stay under 30; we use the same bound.
-    const double tol = 30 * n_ *
-                       (t_ == DType::fp64 ? std::numeric_limits<double>::epsilon()
-                                          : std::numeric_limits<float>::epsilon());
-    // gesvdp estimates its own error: when the estimate says the singular values are off, say it
-    // is cuSOLVER's own verdict (seen: fp32 returning all singular values near one value).
-    if (algo_ == SvdAlgo::gesvdp && !(err_sigma_ <= tol * sigma.front()))
-      spectrum += ": cuSOLVER's own err_sigma flags this result";
-    require_at_most(describe() + spectrum + ": reconstruction error ||A - U S V^T|| / ||A||",
-                    recon_error_, tol);
-    require_at_most(describe() + spectrum + ": orthogonality error ||Q^T Q - I|| / sqrt(n)",
-                    ortho_error_, tol);
+    sigma_max_ = sigma.front();
+    sigma_min_ = sigma.back();
+    sorted_nonnegative_ = true;
+    sigma_error_ = 0;
+    for (int i = 0; i < n_; ++i) {
+      if (!(sigma[i] >= 0) || (i > 0 && !(sigma[i] <= sigma[i - 1]))) sorted_nonnegative_ = false;
+      // Weyl: a backward error E moves every singular value by at most ||E||_2, so the error is
+      // judged against the largest singular value, not each one.
+      const double error = std::fabs(sigma[i] - reference[i]) / reference.front();
+      if (!(error <= sigma_error_)) sigma_error_ = error;  // NaN sticks
+    }
   }
 
-  Work work() const override { return {}; }  // no agreed FLOP count for iterative SVDs
-
-  std::string label() const override { return std::string("cuSOLVER ") + algo_name(algo_); }
-
-  std::map<std::string, double> counters(double) const override {
-    std::map<std::string, double> c = {{"recon_error", recon_error_},
-                                       {"ortho_error", ortho_error_}};
-    if (algo_ == SvdAlgo::gesvdp) c["err_sigma"] = err_sigma_;  // gesvdp's own error estimate
-    return c;
+  // fp64 gesvd without vectors on a copy of `a` (left untouched), on the case's handle.
+  std::vector<double> reference_singular_values(GpuEnv& env, const DeviceBuffer& a) {
+    cudaStream_t s = env.stream();
+    DeviceBuffer copy = env.alloc(a.bytes()), values = env.alloc(n_ * 8), info = env.alloc(4);
+    CUBENCH_CUDA(cudaMemcpyAsync(copy.get(), a.get(), a.bytes(), cudaMemcpyDeviceToDevice, s));
+    std::size_t device_bytes = 0, host_bytes = 0;
+    CUBENCH_CUSOLVER(cusolverDnXgesvd_bufferSize(solver_, params_, 'N', 'N', n_, n_, CUDA_R_64F,
+                                                 copy.get(), n_, CUDA_R_64F, values.get(),
+                                                 CUDA_R_64F, nullptr, n_, CUDA_R_64F, nullptr, n_,
+                                                 CUDA_R_64F, &device_bytes, &host_bytes));
+    DeviceBuffer work = env.alloc(device_bytes > 0 ? device_bytes : 1);
+    std::vector<char> host_work(host_bytes > 0 ? host_bytes : 1);
+    CUBENCH_CUSOLVER(cusolverDnXgesvd(solver_, params_, 'N', 'N', n_, n_, CUDA_R_64F, copy.get(),
+                                      n_, CUDA_R_64F, values.get(), CUDA_R_64F, nullptr, n_,
+                                      CUDA_R_64F, nullptr, n_, CUDA_R_64F, work.get(),
+                                      device_bytes, host_work.data(), host_bytes,
+                                      info.as<int>()));
+    int status = 0;
+    std::vector<double> result(n_);
+    CUBENCH_CUDA(cudaMemcpyAsync(&status, info.get(), sizeof status, cudaMemcpyDeviceToHost, s));
+    CUBENCH_CUDA(
+        cudaMemcpyAsync(result.data(), values.get(), n_ * 8, cudaMemcpyDeviceToHost, s));
+    CUBENCH_CUDA(cudaStreamSynchronize(s));
+    if (status != 0)
+      throw Error(describe() + ": the fp64 reference gesvd failed (info " + std::to_string(status) +
+                  ")");
+    return result;
   }
 
- private:
   std::string describe() const {
     return std::string("svd ") + algo_name(algo_) + " " + std::string(dtype_name(t_)) +
            " n=" + std::to_string(n_);
@@ -253,7 +317,9 @@ class Svd final : public BenchmarkCase {
   cusolverDnParams_t params_ = nullptr;
   gesvdjInfo_t jacobi_ = nullptr;
   cublasHandle_t blas_ = nullptr;
-  double recon_error_ = 0, ortho_error_ = 0, err_sigma_ = 0;
+  double recon_error_ = 0, ortho_error_ = 0, err_sigma_ = 0, sigma_error_ = 0;
+  double sigma_max_ = 0, sigma_min_ = 0;
+  bool sorted_nonnegative_ = false;
 };
 
 void register_svd() {
