@@ -4,10 +4,15 @@
 //   gesvdj - Jacobi (cusolverDn<S|D>gesvdj, default tolerance and sweeps)
 //   gesvdp - polar decomposition (cusolverDnXgesvdp)
 // The input is restored from a pristine copy before every sample, outside the timed region.
-// Check (in double on the device, with cuBLAS): relative reconstruction error
-// ||A - U S V^T||_F / ||A||_F and orthogonality ||U^T U - I||_F / sqrt(n) (and V's), both within
-// 30 n eps of the dtype (LAPACK's test threshold), plus cuSOLVER's info == 0. Both are reported as
-// counters.
+// Check (in double on the device, with cuBLAS and fp64 gesvd): relative reconstruction error
+// ||A - U S V^T||_F / ||A||_F, orthogonality ||U^T U - I||_F / sqrt(n) (and V's), and the
+// singular values against fp64 gesvd's, max |s - s_ref| / s_ref_max, all within 30 n eps of the
+// dtype (LAPACK's test threshold); the values sorted and non-negative; cuSOLVER's info == 0.
+// All three are reported as counters, and in the message of a row that fails.
+// gesvdp in fp32 misses that bound for many inputs (measured on the H200 over 8 seeds: at
+// n = 1024, 2048, 4096 in 2, 5 and 8 of them, with every singular value near one value and a
+// reconstruction error of 38-76; docs/results/h200/svd-accuracy.md): such a row is reported as
+// inaccurate here, with its figures, and not timed. The bound is not loosened for it.
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 
@@ -166,6 +171,18 @@ class Svd final : public BenchmarkCase {
       throw ValidationError(describe() + ": cuSOLVER info = " + std::to_string(info) +
                             (info > 0 ? " (did not converge)" : " (bad parameter)"));
     measure_accuracy(env);
+    try {
+      check_accuracy();
+    } catch (const ValidationError& e) {
+      if (algo_ == SvdAlgo::gesvdp && t_ == DType::fp32)
+        throw KnownInaccuracy(std::string(e.what()) +
+                              " [cuSOLVER's gesvdp in fp32 misses this bound for many inputs: "
+                              "docs/results/h200/svd-accuracy.md]");
+      throw;
+    }
+  }
+
+  void check_accuracy() const {
     const std::string what = describe() + " (" + accuracy_summary() + ")";
     const double tol = tolerance();
     if (!sorted_nonnegative_)

@@ -11,8 +11,10 @@
 #include "fixtures/ceiling.h"
 #include "fixtures/check.h"
 #include "fixtures/gpu_env.h"
+#include "fixtures/options.h"
 #include "fixtures/registry.h"
 #include "fixtures/sample_timer.h"
+#include "fixtures/seed.h"
 #include "fixtures/validate.h"
 #include "gpu_test.h"
 #include "kernels/blocking_kernel.h"
@@ -237,7 +239,7 @@ TEST(Harness, CopyCeilingIsMeasured) {
 }
 
 // Every registered family (name without its sizes), at its smallest size: set-up, one run and
-// its validation must pass on fresh random data.
+// its validation must pass on the inputs a default run draws (the same seed).
 TEST(Fixtures, EveryFamilyValidatesAtItsSmallestSize) {
   CUBENCH_REQUIRE_GPU();
   std::map<std::string, const Spec*> smallest;
@@ -249,7 +251,7 @@ TEST(Fixtures, EveryFamilyValidatesAtItsSmallestSize) {
   ASSERT_GE(smallest.size(), 30u);
   for (auto& [family, spec] : smallest) {
     SCOPED_TRACE(spec->name);
-    GpuEnv env(0);
+    GpuEnv env(0, case_seed(spec->name, Options{}.seed));
     auto work = spec->make();
     try {
       work->setup(env);
@@ -257,13 +259,14 @@ TEST(Fixtures, EveryFamilyValidatesAtItsSmallestSize) {
       work->run(env);
       work->validate(env);
       CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+    } catch (const KnownInaccuracy& e) {
+      // The check caught a result the library is documented here to get wrong (gesvdp fp32):
+      // the run reports it as inaccurate, untimed; it is not this check failing.
+      std::cout << "[ REPORTED ] " << e.what() << "\n";
     } catch (const std::exception& e) {
-      // fp8 on a GPU older than Ada is a stated limitation, not a failure. A result the library
-      // itself flags as wrong (gesvdp's err_sigma) was caught by the check, which is what this
-      // test asks: it is reported, not failed.
+      // fp8 on a GPU older than Ada is a stated limitation, not a failure.
       std::string what = e.what();
-      if (what.find("needs compute capability") != std::string::npos ||
-          what.find("cuSOLVER's own err_sigma flags this result") != std::string::npos)
+      if (what.find("needs compute capability") != std::string::npos)
         std::cout << "[ REPORTED ] " << what << "\n";
       else
         ADD_FAILURE() << what;
