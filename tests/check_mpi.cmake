@@ -30,3 +30,13 @@ if(CPU_FILTER)
     message(FATAL_ERROR "context world '${world}', ${count} benchmarks")
   endif()
 endif()
+# With no GPU every rank meets the no-GPU rule; rank 0 alone says so (mpirun adds its own lines
+# about the exit status: count ours).
+execute_process(COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=-1
+                        ${mpi} "${BINARY}" --benchmark_filter=^launch/empty
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code4)
+string(REGEX MATCHALL "cubench: no usable CUDA GPU" said "${out}${err}")
+list(LENGTH said n)
+if(code4 EQUAL 0 OR NOT n EQUAL 1)
+  message(FATAL_ERROR "no GPU under mpirun: exit ${code4}, the no-GPU line ${n} times (want 1):\n${err}")
+endif()

@@ -2,6 +2,7 @@
 // without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <regex>
@@ -62,11 +63,40 @@ TEST(Options, BadValuesAreClearErrors) {
     EXPECT_THROW(parse_options(args, nullptr, nullptr), std::invalid_argument) << args[1];
   std::vector<std::string> args = {"cubench"};
   EXPECT_THROW(parse_options(args, "x", nullptr), std::invalid_argument);
+  std::string message;
   try {
     parse_count("--cubench_device", "abc");
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "--cubench_device takes a non-negative integer, got 'abc'");
+    message = e.what();
   }
+  EXPECT_EQ(message, "--cubench_device takes a non-negative integer, got 'abc'");
+}
+
+TEST(Options, GpuOptionsBeyondTheVisibleGpusNameTheLimit) {
+  Options o;
+  EXPECT_EQ(gpu_options_error(o, 1, 1), "");
+  o.gpus = 4;
+  EXPECT_EQ(gpu_options_error(o, 1, 1),
+            "--cubench_gpus=4 is out of range: only 1 GPU(s) are visible (1..1, or 0 for all)");
+  EXPECT_EQ(gpu_options_error(o, 8, 1), "");
+  o = Options{};
+  o.device = 2;
+  EXPECT_EQ(gpu_options_error(o, 2, 1),
+            "--cubench_device=2 is out of range: 2 GPU(s) are visible (devices 0..1)");
+  o = Options{};
+  o.gpus = 2;
+  EXPECT_NE(gpu_options_error(o, 8, 4).find("under MPI each of the 4 ranks drives one GPU"),
+            std::string::npos);
+}
+
+TEST(Options, HelpGivesEachFlagOneLine) {
+  const std::string help = options_help();
+  for (const char* flag : {"--cubench_device=N", "--cubench_gpus=N", "--cubench_seed=N"}) {
+    const auto at = help.find(std::string("\n  ") + flag);
+    ASSERT_NE(at, std::string::npos) << flag;
+    EXPECT_EQ(help.find(flag, at + 4), std::string::npos) << flag << " listed twice";
+  }
+  EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), 4);  // a heading and three flags
 }
 
 TEST(Registry, FamilyDropsNumericSegments) {
