@@ -18,9 +18,9 @@
 
 #include <cmath>
 #include <cstdio>
-#include <utility>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fixtures/check.h"
@@ -215,8 +215,8 @@ class Svd final : public BenchmarkCase {
   }
 
   std::string accuracy_summary() const {
-    std::string text = "reconstruction " + std::to_string(recon_error_) +
-                       ", orthogonality " + std::to_string(ortho_error_) + ", singular values " +
+    std::string text = "reconstruction " + std::to_string(recon_error_) + ", orthogonality " +
+                       std::to_string(ortho_error_) + ", singular values " +
                        std::to_string(sigma_error_) + " against fp64 gesvd";
     char buffer[64];
     for (auto [name, value] : {std::pair{"; s_max ", sigma_max_}, {" s_min ", sigma_min_}}) {
@@ -280,22 +280,19 @@ class Svd final : public BenchmarkCase {
     DeviceBuffer copy = env.alloc(a.bytes()), values = env.alloc(n_ * 8), info = env.alloc(4);
     CUBENCH_CUDA(cudaMemcpyAsync(copy.get(), a.get(), a.bytes(), cudaMemcpyDeviceToDevice, s));
     std::size_t device_bytes = 0, host_bytes = 0;
-    CUBENCH_CUSOLVER(cusolverDnXgesvd_bufferSize(solver_, params_, 'N', 'N', n_, n_, CUDA_R_64F,
-                                                 copy.get(), n_, CUDA_R_64F, values.get(),
-                                                 CUDA_R_64F, nullptr, n_, CUDA_R_64F, nullptr, n_,
-                                                 CUDA_R_64F, &device_bytes, &host_bytes));
+    CUBENCH_CUSOLVER(cusolverDnXgesvd_bufferSize(
+        solver_, params_, 'N', 'N', n_, n_, CUDA_R_64F, copy.get(), n_, CUDA_R_64F, values.get(),
+        CUDA_R_64F, nullptr, n_, CUDA_R_64F, nullptr, n_, CUDA_R_64F, &device_bytes, &host_bytes));
     DeviceBuffer work = env.alloc(device_bytes > 0 ? device_bytes : 1);
     std::vector<char> host_work(host_bytes > 0 ? host_bytes : 1);
     CUBENCH_CUSOLVER(cusolverDnXgesvd(solver_, params_, 'N', 'N', n_, n_, CUDA_R_64F, copy.get(),
                                       n_, CUDA_R_64F, values.get(), CUDA_R_64F, nullptr, n_,
-                                      CUDA_R_64F, nullptr, n_, CUDA_R_64F, work.get(),
-                                      device_bytes, host_work.data(), host_bytes,
-                                      info.as<int>()));
+                                      CUDA_R_64F, nullptr, n_, CUDA_R_64F, work.get(), device_bytes,
+                                      host_work.data(), host_bytes, info.as<int>()));
     int status = 0;
     std::vector<double> result(n_);
     CUBENCH_CUDA(cudaMemcpyAsync(&status, info.get(), sizeof status, cudaMemcpyDeviceToHost, s));
-    CUBENCH_CUDA(
-        cudaMemcpyAsync(result.data(), values.get(), n_ * 8, cudaMemcpyDeviceToHost, s));
+    CUBENCH_CUDA(cudaMemcpyAsync(result.data(), values.get(), n_ * 8, cudaMemcpyDeviceToHost, s));
     CUBENCH_CUDA(cudaStreamSynchronize(s));
     if (status != 0)
       throw Error(describe() + ": the fp64 reference gesvd failed (info " + std::to_string(status) +
