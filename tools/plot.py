@@ -8,7 +8,8 @@ peak), sigmoid.png (GB/s with the measured copy ceiling), allreduce.png (bus ban
 bytes, log axis; algbw where one GPU makes busbw meaningless), svd.png (time against n),
 resnet.png and resnet-memory.png (ResNet-50 images/s, peak allocated memory, per precision and
 layout, one panel per resolution/batch and eager or graph), transformer.png (peak allocated
-memory against batch, one panel per mode and attention).
+memory against batch, one panel per mode and attention). A file cut mid-write gives its
+complete rows, with a warning.
 """
 import argparse
 import math
@@ -17,6 +18,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli  # noqa: E402
 from results import InputError, label_of, load  # noqa: E402
 
 
@@ -233,37 +235,40 @@ def transformer(loaded, out_dir):
                     "batch", "GB", os.path.join(out_dir, "transformer.png"), logx=True)
 
 
+def file_labels(paths, contexts):
+    """A legend entry per file that says what stack made it; never two alike, so two files'
+    points never merge into one line."""
+    labels = [f"{label_of(p, c)} [{os.path.basename(p)}]" for p, c in zip(paths, contexts)]
+    return [lab if labels.count(lab) == 1 else f"{label_of(p, c)} [{p}] #{i + 1}"
+            for i, (lab, p, c) in enumerate(zip(labels, paths, contexts))]
+
+
 def main(argv):
-    p = argparse.ArgumentParser(prog="tools/plot", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("files", nargs="+")
-    p.add_argument("--out-dir", required=True)
+    p = cli.parser("tools/plot", __doc__)
+    p.add_argument("files", nargs="+", metavar="RESULT.json")
+    p.add_argument("--out-dir", required=True, help="the folder for the PNGs (created if absent)")
     args = p.parse_args(argv)
     try:
-        import results as res_module
-        res_module.COUNTERS = res_module.COUNTERS + ("gpus", "pct_peak")
-        loaded = []
-        for f in args.files:
-            ctx, results = load(f)
-            loaded.append((f"{label_of(f, ctx)} [{os.path.basename(f)}]", ctx, results))
-        os.makedirs(args.out_dir, exist_ok=True)
-        written = [w for w in (gemm(loaded, args.out_dir), sigmoid(loaded, args.out_dir),
-                               allreduce(loaded, args.out_dir), svd(loaded, args.out_dir),
-                               transformer(loaded, args.out_dir)) if w]
-        written += resnet(loaded, args.out_dir)
-        if not written:
-            raise InputError("nothing to plot: no gemm, sigmoid, allreduce, svd, resnet50_train or "
-                             "transformer_fwd results in the files")
-        for w in written:
-            print(w)
-        return 0
-    except InputError as e:
-        print(f"tools/plot: {e}", file=sys.stderr)
-        return 2
-    except ImportError as e:
-        print(f"tools/plot: {e.name} is missing (Debian: apt-get install python3-matplotlib)", file=sys.stderr)
-        return 2
+        import matplotlib  # noqa: F401 - checked before the work, not in the middle of it
+    except ImportError:
+        raise InputError("matplotlib is missing (Debian: apt-get install python3-matplotlib)")
+    if os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
+        raise InputError(f"--out-dir {args.out_dir}: exists and is not a directory")
+    read = [load(f) for f in args.files]
+    labels = file_labels(args.files, [ctx for ctx, _ in read])
+    loaded = [(label, ctx, results) for label, (ctx, results) in zip(labels, read)]
+    out_dir = cli.output_dir(args.out_dir)
+    written = [w for w in (gemm(loaded, out_dir), sigmoid(loaded, out_dir),
+                           allreduce(loaded, out_dir), svd(loaded, out_dir),
+                           transformer(loaded, out_dir)) if w]
+    written += resnet(loaded, out_dir)
+    if not written:
+        raise InputError("nothing to plot: no gemm, sigmoid, allreduce, svd, "
+                         "resnet50_train or transformer_fwd results in the files")
+    for w in written:
+        print(w)
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli.run("tools/plot", main))
