@@ -1,6 +1,6 @@
 """ctest: the Python tools on committed sample results (tests/data): the N-way table's numbers and
 marks, CSV, exit codes on bad input, the compare.py front, files cut mid-write, and that every
-chart is written. (Each class of bad input file is also a ctest case of
+chart is written with one colour per file. (Each class of bad input file is also a ctest case of
 its own: tools.bad_input.* in tests/CMakeLists.txt.)
 
 Exit status convention, every tool: 0 done; 2 a bad flag, input file or output path, with exactly
@@ -261,7 +261,7 @@ class Plot(unittest.TestCase):
     def test_every_chart_is_written(self):
         with tempfile.TemporaryDirectory() as out:
             r = tool("plot.py", "--out-dir", out, data("cuda-13.0.json"), data("cuda-11.8.json"),
-                     data("torch-h200.json"))
+                     data("torch-h200.json"), data("allreduce-2gpu.json"))
             self.assertEqual(r.returncode, 0, r.stderr)
             for chart in ("gemm.png", "sigmoid.png", "allreduce.png", "svd.png", "resnet.png",
                           "resnet-memory.png", "transformer.png"):
@@ -275,9 +275,66 @@ class Plot(unittest.TestCase):
             r = tool("plot.py", "--out-dir", out, data("nothing-in-common.json"))
             assert_one_line_error(self, r, "^tools/plot: nothing to plot")
 
+    def test_one_gpu_allreduce_is_left_out_with_a_line(self):
+        with tempfile.TemporaryDirectory() as out:
+            r = tool("plot.py", "--out-dir", out, data("cuda-13.0.json"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stderr.splitlines(), [
+                "tools/plot: allreduce: left out 1 one-GPU benchmark(s): without two or more ranks "
+                "nothing is communicated, so there is no bus bandwidth to draw; no allreduce.png"])
+            self.assertFalse(os.path.exists(os.path.join(out, "allreduce.png")))
+
     def test_out_dir_that_is_a_file(self):
         r = tool("plot.py", "--out-dir", data("cuda-13.0.json"), data("cuda-13.0.json"))
         assert_one_line_error(self, r, "^tools/plot: --out-dir .*cuda-13.0.json: exists and is not a directory$")
+
+
+class PlotColoursAndAxes(unittest.TestCase):
+    """The figures themselves, caught before they are saved."""
+
+    def figures(self, *paths):
+        import plot
+        figures = {}
+        saved = plot.save
+
+        def keep(plt, fig, axes, n, title, path):
+            figures[os.path.basename(path)] = list(axes.flat)[:n]
+            return saved(plt, fig, axes, n, title, path)
+        plot.save = keep
+        try:
+            with tempfile.TemporaryDirectory() as out, open(os.devnull, "w") as quiet:
+                stderr, sys.stderr = sys.stderr, quiet
+                try:
+                    self.assertEqual(plot.main(["--out-dir", out, *paths]), 0)
+                finally:
+                    sys.stderr = stderr
+        finally:
+            plot.save = saved
+        return figures
+
+    def test_a_file_keeps_its_colour_in_every_panel_and_chart(self):
+        from matplotlib.colors import to_hex
+        figures = self.figures(data("torch-h200.json"), data("cuda-11.8.json"), data("cuda-13.0.json"))
+        colour_of, seen = {}, 0
+        for chart, axes in figures.items():
+            for ax in axes:
+                for series in ax.containers:  # a file's line (errorbar) or its bars in a panel
+                    if series.get_label().startswith("_"):
+                        continue  # the error bars of bars: no colour of their own
+                    first = series.lines[0] if hasattr(series, "lines") else series.patches[0]
+                    colour = to_hex(first.get_color() if hasattr(series, "lines") else first.get_facecolor())
+                    file = series.get_label().rsplit("[", 1)[-1].rstrip("]")
+                    self.assertEqual(colour_of.setdefault(file, colour), colour,
+                                     f"{file} in {chart}, panel {ax.get_title()}")
+                    seen += 1
+        self.assertGreater(seen, 10)  # lines and bars of 7 charts
+        self.assertEqual(colour_of, {"torch-h200.json": to_hex("C0"), "cuda-11.8.json": to_hex("C1"),
+                                     "cuda-13.0.json": to_hex("C2")})  # from the order given
+
+    def test_a_wide_range_gets_a_log_axis(self):
+        figures = self.figures(data("allreduce-2gpu.json"))
+        self.assertTrue(all(ax.get_yscale() == "log" for ax in figures["allreduce.png"]))
+        self.assertTrue(all(ax.get_xscale() == "log" for ax in figures["allreduce.png"]))
 
 
 class CutMidWrite(unittest.TestCase):
