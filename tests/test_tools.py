@@ -434,6 +434,35 @@ class RunMatrix(unittest.TestCase):
                 assert_one_line_error(self, tool("run_matrix.py", *args), "^tools/run-matrix: " + pattern)
 
 
+class ExitPath(unittest.TestCase):
+    """tools/cli.py's run(): the one way out of every tool."""
+
+    def outcome(self, exception):
+        import cli
+
+        def main(argv):
+            raise exception
+        err = io.StringIO()
+        stderr, sys.stderr = sys.stderr, err
+        try:
+            return cli.run("tools/x", main, []), err.getvalue()
+        finally:
+            sys.stderr = stderr
+
+    def test_a_bug_is_one_line_named_as_ours_with_status_1(self):
+        code, err = self.outcome(ZeroDivisionError("float division by zero"))
+        self.assertEqual(code, 1)
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertRegex(err, r"^tools/x: internal error \(ZeroDivisionError: float division by zero\); this is a bug")
+
+    def test_bad_input_and_os_errors_are_one_line_with_status_2(self):
+        import results
+        for exception, line in ((results.InputError("a.json: not JSON\nsecond line"), "tools/x: a.json: not JSON / second line"),
+                                (PermissionError(13, "Permission denied", "out.json"), "tools/x: out.json: Permission denied")):
+            with self.subTest(exception=exception):
+                self.assertEqual(self.outcome(exception), (2, line + "\n"))
+
+
 class TorchReference(unittest.TestCase):
     def test_names_match_cubench_or_it_says_why_not(self):
         r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^gemm/bf16/4096/")

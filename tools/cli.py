@@ -15,8 +15,10 @@ import sys
 import results
 from results import InputError
 
-EXIT_STATUS_HELP = ("exit status: 0 done; 2 a bad flag, input file or output path (one line on "
-                    "stderr says which); 1 the work failed or an internal error (one line too)")
+EXIT_STATUS_HELP = """exit status:
+  0  done
+  2  a bad flag, input file or output path: one line on stderr says which
+  1  the work failed, or an internal error (a bug): one line on stderr too"""
 
 
 class WorkFailed(Exception):

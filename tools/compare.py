@@ -1,6 +1,7 @@
 """Compare cubench result files.
 
-  tools/compare a.json b.json [--filter R] [--rename R=S] [--alpha A] [--no-utest] [-a] [--no-color] [-d OUT]
+  tools/compare a.json b.json [--filter R] [--rename R=S] [--alpha A] [--no-utest]
+                              [-a] [--no-color] [-d OUT.json]
       Google Benchmark's own compare.py (benchmarks mode, U-test on), found at $GBENCH_COMPARE or
       /usr/share/benchmark/compare.py. --filter and --rename(-in) select and rename rows before it
       reads them; --alpha, --no-utest, -a, --no-color and -d are compare.py's own options.
