@@ -1,9 +1,15 @@
 """ctest: the Python tools on committed sample results (tests/data): the N-way table's numbers and
-marks, CSV, exit codes on bad input, the compare.py front, and that every chart is written."""
+marks, CSV, exit codes on bad input, the compare.py front, files cut mid-write, and that every
+chart is written with one colour per file. (Each class of bad input file is also a ctest case of
+its own: tools.bad_input.* in tests/CMakeLists.txt.)
+
+Exit status convention, every tool: 0 done; 2 a bad flag, input file or output path, with exactly
+one line on stderr; 1 the work failed or an internal error, one line too."""
 import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -22,6 +28,14 @@ def tool(name, *args):
 
 def data(name):
     return os.path.join(DATA, name)
+
+
+def assert_one_line_error(test, r, pattern, code=2):
+    """Exit status code and exactly one line on stderr, matching pattern (a regex)."""
+    test.assertEqual(r.returncode, code, r.stdout + r.stderr)
+    lines = r.stderr.splitlines()
+    test.assertEqual(len(lines), 1, r.stderr)
+    test.assertRegex(lines[0], pattern)
 
 
 class Table(unittest.TestCase):
@@ -81,14 +95,11 @@ class Table(unittest.TestCase):
 
 class BadInput(unittest.TestCase):
     def one_line_exit_2(self, *args, expect):
-        r = tool("compare.py", *args)
-        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
-        self.assertNotIn("Traceback", r.stderr)
-        self.assertIn(expect, r.stderr)
+        assert expect, "an empty expectation matches any message"
+        assert_one_line_error(self, tool("compare.py", *args), "^tools/compare: .*" + re.escape(expect))
 
     def test_not_json(self):
-        self.one_line_exit_2("--table", data("truncated.json"), data("cuda-13.0.json"), expect="not JSON")
+        self.one_line_exit_2("--table", data("bad/not-json.json"), data("cuda-13.0.json"), expect="not JSON")
 
     def test_not_google_benchmark(self):
         self.one_line_exit_2("--table", data("not-gbench.json"), data("cuda-13.0.json"),
@@ -116,18 +127,65 @@ class BadInput(unittest.TestCase):
         self.one_line_exit_2("--table", data("no-such.json"), data("cuda-13.0.json"), expect="cannot read")
 
     def test_compare_py_front_checks_input_first(self):
-        self.one_line_exit_2(data("truncated.json"), data("cuda-13.0.json"), expect="not JSON")
+        self.one_line_exit_2(data("bad/not-json.json"), data("cuda-13.0.json"), expect="not JSON")
+
+    def test_compare_py_front_says_when_files_share_nothing(self):
+        self.one_line_exit_2(data("cuda-13.0.json"), data("nothing-in-common.json"),
+                             expect="share no benchmark")
+        self.one_line_exit_2(data("cuda-13.0.json"), data("cuda-11.8.json"), "--filter", "^svd/gesvdj",
+                             expect="share no benchmark matching --filter '^svd/gesvdj'")
+
+    def test_an_option_the_mode_lacks_is_named(self):
+        two = (data("cuda-13.0.json"), data("cuda-11.8.json"))
+        for args, expect in ((("--format", "csv"), "--format is not an option of two-file mode"),
+                             (("--min-effect", "0.1"), "--min-effect is not an option of two-file mode"),
+                             (("--counters", "TFLOPS"), "--counters is not an option of two-file mode"),
+                             (("--table", "-d", "x.json"), "-d is not an option of --table"),
+                             (("--table", "--no-color"), "--no-color is not an option of --table"),
+                             (("--benchmark_filter=x",), "unrecognized arguments: --benchmark_filter=x")):
+            with self.subTest(args=args):
+                self.one_line_exit_2(*two, *args, expect=expect)
+
+    def test_flag_values(self):
+        two = ("--table", data("cuda-13.0.json"), data("cuda-11.8.json"))
+        self.one_line_exit_2(*two, "--alpha", "2", expect="--alpha wants a significance level")
+        self.one_line_exit_2(*two, "--alpha", "x", expect="argument --alpha: invalid float value")
+        self.one_line_exit_2(*two, "--counters", "TFLOPZ", expect="unknown counter(s) TFLOPZ")
+        self.one_line_exit_2(*two, "--counters", "images_per_s", expect="none of images_per_s")
+        self.one_line_exit_2(*two, "--filter", "^nothing", expect="--filter '^nothing' matches no benchmark")
+        self.one_line_exit_2(data("cuda-13.0.json"), expect="takes exactly two files, got 1")
+        self.one_line_exit_2(data("cuda-13.0.json"), data("cuda-11.8.json"), "-d", DATA,
+                             expect="is a directory")
+
+    def test_no_figure_that_is_not_from_the_inputs(self):
+        r = tool("compare.py", "--table", data("cuda-13.0.json"), data("cuda-11.8.json"))
+        self.assertNotIn("7 of 81", r.stdout)
+        # cuda-11.8.json against cuda-13.0.json: 4 rows with times in both files, 1 of them slower.
+        self.assertIn("1 of this table's 4 verdicts say faster or slower", r.stdout)
 
 
 class ComparePyFront(unittest.TestCase):
-    def test_runs_google_benchmarks_compare_with_u_test(self):
+    def setUp(self):
         script = os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")
         if not os.path.exists(script):
             self.skipTest(f"compare.py not at {script}")
+
+    def test_runs_google_benchmarks_compare_with_u_test(self):
         r = tool("compare.py", data("cuda-13.0.json"), data("cuda-11.8.json"))
         self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"Comparing {data('cuda-13.0.json')} to {data('cuda-11.8.json')}", r.stdout)
         self.assertIn("gemm/bf16/8192/8192/8192/manual_time", r.stdout)
         self.assertIn("U Test", r.stdout)
+
+    def test_filter_rename_and_its_own_options_reach_it(self):
+        r = tool("compare.py", data("cuda-13.0.json"), data("cuda-11.8.json"), "--filter", "^x/",
+                 "--rename", "^gemm/bf16/=x/", "--no-utest", "--no-color")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("x/8192/8192/8192/manual_time", r.stdout)
+        self.assertNotIn("gemm/", r.stdout)
+        self.assertNotIn("launch/empty", r.stdout)
+        self.assertNotIn("U Test", r.stdout)
+        self.assertNotIn("\x1b[", r.stdout)
 
 
 def process_file(directory, name, launch_times):
@@ -185,23 +243,25 @@ class MergeProcesses(unittest.TestCase):
 
     def test_bad_input_is_one_line(self):
         with tempfile.TemporaryDirectory() as d:
-            part = process_file(d, "p1.json", [4.0, 4.1])
-            for args, expect in (((os.path.join(d, "m.json"), part), ""),
-                                 ((os.path.join(d, "m.json"), part, data("cuda-13.0.json")), "lacks"),
-                                 ((part, part, part), "also an input"),
-                                 ((os.path.join(d, "m.json"), part, data("truncated.json")), "not JSON")):
-                r = tool("merge_processes.py", *args)
-                self.assertEqual(r.returncode, 2, args)
-                self.assertNotIn("Traceback", r.stderr)
-                self.assertIn(expect, r.stderr)
-                self.assertFalse(os.path.exists(os.path.join(d, "m.json")))
+            part, out = process_file(d, "p1.json", [4.0, 4.1]), os.path.join(d, "m.json")
+            for args, expect in (((out, part), "merging needs at least two result files"),
+                                 ((out,), "the following arguments are required: RUN.json"),
+                                 ((out, part, data("cuda-13.0.json")), "p1.json lacks: the processes of one merge"),
+                                 ((part, part, part), "is also an input"),
+                                 ((out, part, data("bad/not-json.json")), "not-json.json: not JSON"),
+                                 ((d, part, part), "is a directory; name a file"),
+                                 ((os.path.join(d, "no", "m.json"), part, part), "does not exist")):
+                with self.subTest(args=args):
+                    r = tool("merge_processes.py", *args)
+                    assert_one_line_error(self, r, "^tools/merge-processes: .*" + re.escape(expect))
+                    self.assertFalse(os.path.exists(out))
 
 
 class Plot(unittest.TestCase):
     def test_every_chart_is_written(self):
         with tempfile.TemporaryDirectory() as out:
             r = tool("plot.py", "--out-dir", out, data("cuda-13.0.json"), data("cuda-11.8.json"),
-                     data("torch-h200.json"))
+                     data("torch-h200.json"), data("allreduce-2gpu.json"))
             self.assertEqual(r.returncode, 0, r.stderr)
             for chart in ("gemm.png", "sigmoid.png", "allreduce.png", "svd.png", "resnet.png",
                           "resnet-memory.png", "transformer.png"):
@@ -213,8 +273,139 @@ class Plot(unittest.TestCase):
     def test_nothing_to_plot(self):
         with tempfile.TemporaryDirectory() as out:
             r = tool("plot.py", "--out-dir", out, data("nothing-in-common.json"))
-            self.assertEqual(r.returncode, 2)
-            self.assertIn("nothing to plot", r.stderr)
+            assert_one_line_error(self, r, "^tools/plot: nothing to plot")
+
+    def test_one_gpu_allreduce_is_left_out_with_a_line(self):
+        with tempfile.TemporaryDirectory() as out:
+            r = tool("plot.py", "--out-dir", out, data("cuda-13.0.json"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stderr.splitlines(), [
+                "tools/plot: allreduce: left out 1 one-GPU benchmark(s): without two or more ranks "
+                "nothing is communicated, so there is no bus bandwidth to draw; no allreduce.png"])
+            self.assertFalse(os.path.exists(os.path.join(out, "allreduce.png")))
+
+    def test_out_dir_that_is_a_file(self):
+        r = tool("plot.py", "--out-dir", data("cuda-13.0.json"), data("cuda-13.0.json"))
+        assert_one_line_error(self, r, "^tools/plot: --out-dir .*cuda-13.0.json: exists and is not a directory$")
+
+
+class PlotColoursAndAxes(unittest.TestCase):
+    """The figures themselves, caught before they are saved."""
+
+    def figures(self, *paths):
+        import plot
+        figures = {}
+        saved = plot.save
+
+        def keep(plt, fig, axes, n, title, path):
+            figures[os.path.basename(path)] = list(axes.flat)[:n]
+            return saved(plt, fig, axes, n, title, path)
+        plot.save = keep
+        try:
+            with tempfile.TemporaryDirectory() as out, open(os.devnull, "w") as quiet:
+                stderr, sys.stderr = sys.stderr, quiet
+                try:
+                    self.assertEqual(plot.main(["--out-dir", out, *paths]), 0)
+                finally:
+                    sys.stderr = stderr
+        finally:
+            plot.save = saved
+        return figures
+
+    def test_a_file_keeps_its_colour_in_every_panel_and_chart(self):
+        from matplotlib.colors import to_hex
+        figures = self.figures(data("torch-h200.json"), data("cuda-11.8.json"), data("cuda-13.0.json"))
+        colour_of, seen = {}, 0
+        for chart, axes in figures.items():
+            for ax in axes:
+                for series in ax.containers:  # a file's line (errorbar) or its bars in a panel
+                    if series.get_label().startswith("_"):
+                        continue  # the error bars of bars: no colour of their own
+                    first = series.lines[0] if hasattr(series, "lines") else series.patches[0]
+                    colour = to_hex(first.get_color() if hasattr(series, "lines") else first.get_facecolor())
+                    file = series.get_label().rsplit("[", 1)[-1].rstrip("]")
+                    self.assertEqual(colour_of.setdefault(file, colour), colour,
+                                     f"{file} in {chart}, panel {ax.get_title()}")
+                    seen += 1
+        self.assertGreater(seen, 10)  # lines and bars of 7 charts
+        self.assertEqual(colour_of, {"torch-h200.json": to_hex("C0"), "cuda-11.8.json": to_hex("C1"),
+                                     "cuda-13.0.json": to_hex("C2")})  # from the order given
+
+    def test_a_wide_range_gets_a_log_axis(self):
+        figures = self.figures(data("allreduce-2gpu.json"))
+        self.assertTrue(all(ax.get_yscale() == "log" for ax in figures["allreduce.png"]))
+        self.assertTrue(all(ax.get_xscale() == "log" for ax in figures["allreduce.png"]))
+
+
+class CutMidWrite(unittest.TestCase):
+    """truncated.json: cuda-13.0.json's run killed inside its 8th row; 7 complete rows (5 of
+    gemm/bf16/8192, 2 of gemm/bf16/4096) load, with one warning."""
+    WARNING = "warning: {}: cut mid-write; loaded 7 complete rows"
+
+    def assert_warned_once(self, r, prog, path):
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([line for line in r.stderr.splitlines() if "cut mid-write" in line],
+                         [f"{prog}: " + self.WARNING.format(path)])
+
+    def test_compare_table(self):
+        r = tool("compare.py", "--table", data("truncated.json"), data("cuda-11.8.json"), "--format", "csv")
+        self.assert_warned_once(r, "tools/compare", data("truncated.json"))
+        rows = {row["benchmark"]: row for row in csv.DictReader(io.StringIO(r.stdout))}
+        self.assertEqual(sorted(rows), ["gemm/bf16/4096/4096/4096/manual_time",
+                                        "gemm/bf16/8192/8192/8192/manual_time"])
+        self.assertEqual(rows["gemm/bf16/4096/4096/4096/manual_time"]["CUDA 13.0 (cuBLAS 13.1.0): time us"], "200.5")
+
+    def test_compare_py_front(self):
+        if not os.path.exists(os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")):
+            self.skipTest("no compare.py")
+        r = tool("compare.py", data("truncated.json"), data("cuda-11.8.json"))
+        self.assert_warned_once(r, "tools/compare", data("truncated.json"))
+        self.assertIn("gemm/bf16/4096/4096/4096/manual_time", r.stdout)
+
+    def test_plot(self):
+        with tempfile.TemporaryDirectory() as out:
+            r = tool("plot.py", "--out-dir", out, data("truncated.json"))
+            self.assert_warned_once(r, "tools/plot", data("truncated.json"))
+            self.assertEqual(r.stdout.split(), [os.path.join(out, "gemm.png")])
+
+    def test_merge_processes(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "merged.json")
+            r = tool("merge_processes.py", out, data("truncated.json"), data("truncated.json"))
+            self.assert_warned_once(r, "tools/merge-processes", data("truncated.json"))
+            with open(out) as f:
+                rows = json.load(f)["benchmarks"]
+        self.assertEqual([(row["run_name"], row["real_time"]) for row in rows],
+                         [("gemm/bf16/8192/8192/8192/manual_time", 1600)] * 2 +
+                         [("gemm/bf16/4096/4096/4096/manual_time", 200)] * 2)  # the lower of 200, 201
+
+    def test_every_cut_point_loads_its_complete_rows_or_says_why_not(self):
+        import results
+        with open(data("cuda-13.0.json")) as f:
+            text = f.read()
+        whole = json.loads(text)["benchmarks"]
+        list_start = text.index("[", text.index('"benchmarks"'))
+        with tempfile.TemporaryDirectory() as d, open(os.devnull, "w") as quiet:
+            path = os.path.join(d, "cut.json")
+            stderr, sys.stderr = sys.stderr, quiet
+            try:
+                for cut in range(0, len(text) - 2, 7):
+                    with open(path, "w") as f:
+                        f.write(text[:cut])
+                    try:
+                        rows = results.read(path)["benchmarks"]
+                    except results.InputError as e:
+                        self.assertLess(cut, text.index("}", list_start) + 1, e)  # no complete row yet
+                        continue
+                    self.assertGreater(cut, list_start)
+                    self.assertEqual(rows, whole[:len(rows)])
+                    self.assertLessEqual(len(text[:cut].rstrip().rstrip(",")) - cut, 0)
+            finally:
+                sys.stderr = stderr
+
+    def test_garbage_in_the_list_is_not_a_cut(self):
+        r = tool("compare.py", "--table", data("bad/garbage-in-list.json"), data("cuda-13.0.json"))
+        assert_one_line_error(self, r, r"^tools/compare: .*garbage-in-list.json: not JSON \(Expecting value")
 
 
 class RunMatrix(unittest.TestCase):
@@ -229,23 +420,66 @@ class RunMatrix(unittest.TestCase):
 
     def test_unknown_preset_is_one_line(self):
         r = tool("run_matrix.py", "--presets", "cuda-9.0")
-        self.assertEqual(r.returncode, 2)
-        self.assertIn("unknown preset(s) cuda-9.0", r.stderr)
+        assert_one_line_error(self, r, r"^tools/run-matrix: unknown preset\(s\) cuda-9.0; known: ")
 
     def test_processes_must_be_a_count(self):
         r = tool("run_matrix.py", "--processes", "0")
-        self.assertEqual(r.returncode, 2)
-        self.assertIn("at least 1", r.stderr)
+        assert_one_line_error(self, r, "^tools/run-matrix: --repetitions and --processes want a count of at least 1$")
+
+    def test_bad_flags_are_one_line(self):
+        for args, pattern in ((("--repetitions", "five"), "argument --repetitions: invalid int value"),
+                              (("--presets", ","), "--presets names no preset"),
+                              (("--no-such-flag",), "unrecognized arguments: --no-such-flag")):
+            with self.subTest(args=args):
+                assert_one_line_error(self, tool("run_matrix.py", *args), "^tools/run-matrix: " + pattern)
+
+
+class ExitPath(unittest.TestCase):
+    """tools/cli.py's run(): the one way out of every tool."""
+
+    def outcome(self, exception):
+        import cli
+
+        def main(argv):
+            raise exception
+        err = io.StringIO()
+        stderr, sys.stderr = sys.stderr, err
+        try:
+            return cli.run("tools/x", main, []), err.getvalue()
+        finally:
+            sys.stderr = stderr
+
+    def test_a_bug_is_one_line_named_as_ours_with_status_1(self):
+        code, err = self.outcome(ZeroDivisionError("float division by zero"))
+        self.assertEqual(code, 1)
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertRegex(err, r"^tools/x: internal error \(ZeroDivisionError: float division by zero\); this is a bug")
+
+    def test_bad_input_and_os_errors_are_one_line_with_status_2(self):
+        import results
+        for exception, line in ((results.InputError("a.json: not JSON\nsecond line"), "tools/x: a.json: not JSON / second line"),
+                                (PermissionError(13, "Permission denied", "out.json"), "tools/x: out.json: Permission denied")):
+            with self.subTest(exception=exception):
+                self.assertEqual(self.outcome(exception), (2, line + "\n"))
 
 
 class TorchReference(unittest.TestCase):
     def test_names_match_cubench_or_it_says_why_not(self):
         r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^gemm/bf16/4096/")
         if r.returncode == 2:  # no PyTorch for this python (CI): one clear line
-            self.assertIn("PyTorch is not installed", r.stderr)
+            assert_one_line_error(self, r, "^tools/torch_reference.py: PyTorch is not installed")
             return
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.split(), ["gemm/bf16/4096/4096/4096/manual_time"])
+
+    def test_flags_and_out_are_checked_before_anything_runs(self):
+        for args, pattern in ((("--out", HERE), "--out .*: is a directory; name a file"),
+                              (("--out", "/no/such/dir/t.json"), "--out .*: its directory /no/such/dir does not exist"),
+                              (("--out", "t.json", "--repetitions", "0"), "--repetitions wants a count of at least 1"),
+                              (("--out", "t.json", "--filter", "(("), "--filter is not a valid regex"),
+                              (("--filter", "x"), "the following arguments are required: --out")):
+            with self.subTest(args=args):
+                assert_one_line_error(self, tool("torch_reference.py", *args), "^tools/torch_reference.py: " + pattern)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """Compare cubench result files.
 
-  tools/compare a.json b.json [compare.py options]
+  tools/compare a.json b.json [--filter R] [--rename R=S] [--alpha A] [--no-utest]
+                              [-a] [--no-color] [-d OUT.json]
       Google Benchmark's own compare.py (benchmarks mode, U-test on), found at $GBENCH_COMPARE or
-      /usr/share/benchmark/compare.py.
+      /usr/share/benchmark/compare.py. --filter and --rename(-in) select and rename rows before it
+      reads them; --alpha, --no-utest, -a, --no-color and -d are compare.py's own options.
   tools/compare --table base.json other.json [more.json ...] [--format md|csv]
       The N-way table compare.py lacks: one row per benchmark, per file its median time and
       counters, the change of the time against the first file, and a verdict: `faster`/`slower`
@@ -10,49 +12,103 @@
       least --min-effect; otherwise `same`. `!` marks rows whose SM clocks differ by more than 5%
       between files, and the header says when files ran on different GPUs.
 
-Malformed input (not JSON, not Google Benchmark output, nothing in common, fewer than two
-repetitions for the U test) gets one line on stderr and exit status 2.
+An option the mode does not take (--format, --min-effect, --counters without --table; -a,
+--no-color, -d with it) is an error, as is input that is malformed (not a file, not UTF-8, not
+JSON, not Google Benchmark output, a field of the wrong type), files that share no benchmark, or
+fewer than two repetitions for the U test: one line on stderr and exit status 2. A file cut
+mid-write (its run killed) loads its complete rows, with a warning.
 """
 import argparse
 import csv
 import io
+import json
 import math
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import InputError, label_of, load  # noqa: E402
+import cli  # noqa: E402
+from results import COUNTERS, InputError, is_iteration, label_of, load, read, renamed, run_name  # noqa: E402
 
 DEFAULT_ALPHA = 0.05
 # Below this a difference is `same` however small its p-value: the A/A runs on the H200
 # (docs/results/h200/aa.md) flagged real but immaterial shifts under it.
 DEFAULT_MIN_EFFECT = 0.02
 SHOWN_COUNTERS = ("TFLOPS", "GBps", "busbw_GBps", "images_per_s", "peak_mem_bytes", "fragmentation")
+COMPARE_PY_MODE = "two-file mode (compare.py)"
+# Options only one mode has: {argparse dest: the flag as the user writes it}.
+TABLE_ONLY = {"format": "--format", "min_effect": "--min-effect", "counters": "--counters"}
+COMPARE_PY_ONLY = {"display_aggregates_only": "-a", "no_color": "--no-color", "dump_to_json": "-d"}
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(prog="tools/compare", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = cli.parser("tools/compare", __doc__)
     p.add_argument("files", nargs="+", help="result JSON files (Google Benchmark format)")
     p.add_argument("--table", action="store_true", help="N-way table instead of compare.py")
-    p.add_argument("--format", choices=("md", "csv"), default="md")
-    p.add_argument("--filter", default=".", help="regex on benchmark names")
-    p.add_argument("--alpha", type=float, default=DEFAULT_ALPHA)
-    p.add_argument("--min-effect", type=float, default=DEFAULT_MIN_EFFECT,
-                   help="smallest relative change called a change (default %(default)s)")
+    p.add_argument("--format", choices=("md", "csv"), help="--table: md (default) or csv")
+    p.add_argument("--filter", help="regex on benchmark names (after renaming)")
+    p.add_argument("--alpha", type=float, help=f"significance level (default {DEFAULT_ALPHA})")
+    p.add_argument("--min-effect", type=float,
+                   help=f"--table: smallest relative change called a change (default {DEFAULT_MIN_EFFECT})")
     p.add_argument("--rename", action="append", default=[], metavar="REGEX=REPLACEMENT",
                    help="rewrite names before matching (e.g. 'sigmoid/torch/=sigmoid/vectorized/')")
     p.add_argument("--rename-in", action="append", default=[], metavar="N:REGEX=REPLACEMENT",
                    help="as --rename, in the Nth file only (1-based): e.g. '1:_graph/=/' sets a "
                         "graph variant against the other file's eager rows")
-    p.add_argument("--counters", default=",".join(SHOWN_COUNTERS),
-                   help="comma-separated counters to show (default: those present of %(default)s)")
+    p.add_argument("--counters", help="--table: comma-separated counters to show (default: "
+                                      f"those present of {','.join(SHOWN_COUNTERS)})")
     p.add_argument("--no-utest", action="store_true", help="no significance test")
-    args, extra = p.parse_known_args(argv)
-    args.extra = extra
+    p.add_argument("-a", "--display_aggregates_only", action="store_true",
+                   help="compare.py's: show only the aggregates")
+    p.add_argument("--no-color", action="store_true", help="compare.py's: no colours")
+    p.add_argument("-d", "--dump_to_json", metavar="OUT.json", help="compare.py's: also write its report")
+    args = p.parse_args(argv)
+    check_mode_options(args)
+    args.filter_given = args.filter is not None
+    args.counters_given = args.counters is not None
+    for dest, default in (("format", "md"), ("filter", "."), ("alpha", DEFAULT_ALPHA),
+                          ("min_effect", DEFAULT_MIN_EFFECT), ("counters", ",".join(SHOWN_COUNTERS))):
+        if getattr(args, dest) is None:
+            setattr(args, dest, default)
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha wants a significance level between 0 and 1, got {args.alpha}")
+    if not 0 <= args.min_effect < math.inf:
+        raise InputError(f"--min-effect wants a relative change of 0 or more, got {args.min_effect}")
     return args
+
+
+def check_mode_options(args):
+    """An option the chosen mode would not use is an error, not silently dropped."""
+    mode, foreign = ("--table", COMPARE_PY_ONLY) if args.table else (COMPARE_PY_MODE, TABLE_ONLY)
+    for dest, flag in foreign.items():
+        if getattr(args, dest) not in (None, False):
+            raise InputError(f"{flag} is not an option of {mode}")
+
+
+def name_filter(args):
+    try:
+        return re.compile(args.filter)
+    except re.error as e:
+        raise InputError(f"--filter is not a valid regex: {e}")
+
+
+def rename_rules(args):
+    """[[(regex, replacement)] per file] from --rename (every file) and --rename-in (one file)."""
+    def rule(r, option):
+        if "=" not in r:
+            raise InputError(f"{option} wants REGEX=REPLACEMENT, got '{r}'")
+        return tuple(r.split("=", 1))
+    rules = [[rule(r, "--rename") for r in args.rename] for _ in args.files]
+    for r in args.rename_in:
+        index, _, rest = r.partition(":")
+        if not index.isdigit() or not 1 <= int(index) <= len(args.files):
+            raise InputError(f"--rename-in wants N:REGEX=REPLACEMENT with N a file's place "
+                             f"(1 to {len(args.files)}), got '{r}'")
+        rules[int(index) - 1].append(rule(rest, "--rename-in"))
+    return rules
 
 
 def utest(a, b):
@@ -80,24 +136,12 @@ def fmt(x):
 
 
 def build_table(files, args):
-    def rule(r, option):
-        if "=" not in r:
-            raise InputError(f"{option} wants REGEX=REPLACEMENT, got '{r}'")
-        return tuple(r.split("=", 1))
-    rename = [[rule(r, "--rename") for r in args.rename] for _ in files]
-    for r in args.rename_in:
-        index, _, rest = r.partition(":")
-        if not index.isdigit() or not 1 <= int(index) <= len(files):
-            raise InputError(f"--rename-in wants N:REGEX=REPLACEMENT with N a file's place "
-                             f"(1 to {len(files)}), got '{r}'")
-        rename[int(index) - 1].append(rule(rest, "--rename-in"))
-    loaded = [(path,) + load(path, rules) for path, rules in zip(files, rename)]
-    try:
-        name_filter = re.compile(args.filter)
-    except re.error as e:
-        raise InputError(f"--filter is not a valid regex: {e}")
+    loaded = [(path,) + load(path, rules) for path, rules in zip(files, rename_rules(args))]
+    wanted_names = name_filter(args)
     base_path, base_ctx, base = loaded[0]
-    names = [n for n in base if name_filter.search(n) and any(n in r for _, _, r in loaded[1:])]
+    if args.filter_given and not any(wanted_names.search(n) for n in base):
+        raise InputError(f"--filter '{args.filter}' matches no benchmark of {base_path}")
+    names = [n for n in base if wanted_names.search(n) and any(n in r for _, _, r in loaded[1:])]
     if not names:
         raise InputError(f"no benchmark of {base_path} is in the other files (names must match "
                          "exactly; --rename can map one naming onto another)")
@@ -106,14 +150,13 @@ def build_table(files, args):
     labels = [label_of(p, c) for p, c, _ in loaded]
     if len(set(labels)) < len(labels):  # the same stack twice (an A/A run): name the files too
         labels = [f"{lab} [{os.path.basename(p)}]" for lab, (p, _, _) in zip(labels, loaded)]
-    wanted = [c for c in args.counters.split(",") if c]
-    counters = [c for c in wanted if any(c in r[n].counters for _, _, r in loaded for n in names if n in r)]
+    counters = shown_counters(args, loaded, names)
     for i, lab in enumerate(labels):
         header.append(f"{lab}: time us")
         header += [f"{lab}: {c}" for c in counters]
         if i > 0:
             header += [f"{lab}: change %", f"{lab}: p", f"{lab}: verdict"]
-    rows = []
+    rows, verdicts, flagged = [], 0, 0
     for n in names:
         row, b = [n], base[n]
         for i, (path, _, res) in enumerate(loaded):
@@ -134,8 +177,9 @@ def build_table(files, args):
                                      f"({len(b.times)} in {base_path}, {len(r.times)} in {path}); "
                                      "run with --benchmark_repetitions=5, or pass --no-utest")
                 change, p, word = verdict(b, r, args)
+                verdicts, flagged = verdicts + 1, flagged + (not word.startswith("same"))
                 clock_b, clock_r = b.median("sm_clock_MHz"), r.median("sm_clock_MHz")
-                if not math.isnan(clock_b) and not math.isnan(clock_r) and abs(clock_r / clock_b - 1) > 0.05:
+                if clock_b > 0 and clock_r > 0 and abs(clock_r / clock_b - 1) > 0.05:  # NaN: unknown
                     word += " !"
                 row += [f"{change:+.1f}", "" if p is None else f"{p:.3g}", word]
         rows.append(row)
@@ -144,11 +188,30 @@ def build_table(files, args):
         notes.append(f"files ran on different GPUs: {', '.join(sorted(gpus))}")
     single = [os.path.basename(p) for p, ctx, _ in loaded if not ctx.get("processes")]
     if single and not args.no_utest:
-        notes.append(f"{', '.join(single)}: samples are one process's repetitions, so the U test "
-                     "does not see the spread between processes (an A/A of such files on the H200 "
-                     "flagged 7 of 81 rows; of files merged from 5 processes, none): for a verdict, "
-                     "tools/run-matrix --processes 5 or tools/merge-processes")
+        notes.append(single_process_note(single, flagged, verdicts))
     return header, rows, notes
+
+
+def single_process_note(single, flagged, verdicts):
+    """Why a verdict between single-process files is weak, with this table's own count."""
+    return (f"{', '.join(single)}: samples are one process's repetitions, so the U test does not "
+            f"see the spread between processes; {flagged} of this table's {verdicts} verdicts say "
+            "faster or slower, and an A/A (one build against itself) shows how many that "
+            "spread alone flags: for a verdict, merge 5 processes per build (tools/run-matrix "
+            "--processes 5, or tools/merge-processes)")
+
+
+def shown_counters(args, loaded, names):
+    """The --counters that the compared rows carry; an explicit list naming none of them, or a
+    counter the tools do not read, is an error rather than a table without the columns asked for."""
+    wanted = [c for c in args.counters.split(",") if c]
+    unknown = [c for c in wanted if c not in COUNTERS and not c.endswith("_error")]
+    if unknown:
+        raise InputError(f"--counters: unknown counter(s) {', '.join(unknown)}; known: {', '.join(COUNTERS)}")
+    present = [c for c in wanted if any(c in r[n].counters for _, _, r in loaded for n in names if n in r)]
+    if args.counters_given and wanted and not present:
+        raise InputError(f"--counters: none of {', '.join(wanted)} is in the compared rows")
+    return present
 
 
 def render(header, rows, notes, form):
@@ -164,35 +227,80 @@ def render(header, rows, notes, form):
     return "\n".join(lines) + "\n"
 
 
+def compare_py_input(path, rules, wanted_names, directory):
+    """A copy of path for compare.py: checked, complete rows only (a cut file's), renamed and
+    filtered as --rename/--filter say; returns (copy's path, its benchmark names)."""
+    load(path, rules)  # the one-line checks, the rename clash included, before compare.py runs
+    data, kept = read(path), []
+    for row in data["benchmarks"]:
+        old = run_name(row)
+        new = renamed(old, rules)
+        if not wanted_names.search(new):
+            continue
+        if not row.get("error_occurred") and ("cpu_time" not in row or "time_unit" not in row):
+            raise InputError(f"{path}: {row['name']} has no cpu_time or time_unit, which compare.py "
+                             "needs (--table does not)")
+        name = new + row["name"][len(old):] if row["name"].startswith(old) else renamed(row["name"], rules)
+        kept.append(dict(row, name=name, run_name=new))
+    copy = os.path.join(directory, os.path.basename(path))
+    with open(copy, "w", encoding="utf-8") as f:
+        json.dump(dict(data, benchmarks=kept), f)
+    return copy, {run_name(row) for row in kept if is_iteration(row)}
+
+
+def compare_py_options(args):
+    options = ["--no-utest"] if args.no_utest else []
+    options += ["--alpha", str(args.alpha)] + (["-a"] if args.display_aggregates_only else [])
+    options += ["--no-color"] if args.no_color else []
+    return options + (["-d", args.dump_to_json] if args.dump_to_json else [])
+
+
 def run_compare_py(args):
     # The inputs first: a bad file is the user's to fix wherever compare.py lives.
     if len(args.files) != 2:
-        raise InputError("compare.py compares two files; use --table for more")
-    for f in args.files:
-        load(f)  # our one-line errors, before compare.py's tracebacks
+        raise InputError(f"{COMPARE_PY_MODE} takes exactly two files, got {len(args.files)}; "
+                         "--table takes two or more")
+    wanted_names, rules = name_filter(args), rename_rules(args)
+    if args.dump_to_json:
+        cli.check_output_file(args.dump_to_json, "-d")
     script = os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")
-    if not os.path.exists(script):
-        raise InputError(f"Google Benchmark's compare.py is not at {script} "
-                         "(Debian: apt-get install libbenchmark-tools, or set GBENCH_COMPARE)")
-    return subprocess.call([sys.executable, script, "benchmarks", *args.files, *args.extra])
+    with tempfile.TemporaryDirectory() as tmp:
+        copies, names = [], []
+        for i, (path, file_rules) in enumerate(zip(args.files, rules)):
+            os.mkdir(os.path.join(tmp, str(i)))  # one folder each: the files may share a basename
+            copy, its_names = compare_py_input(path, file_rules, wanted_names, os.path.join(tmp, str(i)))
+            copies.append(copy)
+            names.append(its_names)
+        if not names[0] & names[1]:
+            matching = f" matching --filter '{args.filter}'" if args.filter_given else ""
+            raise InputError(f"{args.files[0]} and {args.files[1]} share no benchmark{matching} "
+                             "(names must match exactly; --rename can map one naming onto another)")
+        if not os.path.exists(script):
+            raise InputError(f"Google Benchmark's compare.py is not at {script} "
+                             "(Debian: apt-get install libbenchmark-tools, or set GBENCH_COMPARE)")
+        r = subprocess.run([sys.executable, script, *compare_py_options(args), "benchmarks", *copies],
+                           capture_output=True, text=True)
+    out = r.stdout
+    for copy, path in zip(copies, args.files):  # its header names the user's files, not our copies
+        out = out.replace(copy, path)
+    sys.stdout.write(out)
+    if r.returncode != 0:
+        last = (r.stderr.strip().splitlines() or ["no message"])[-1]
+        raise cli.WorkFailed(f"Google Benchmark's compare.py failed (exit {r.returncode}): {last}")
+    sys.stderr.write(r.stderr)
+    return 0
 
 
 def main(argv):
     args = parse_args(argv)
-    try:
-        if not args.table:
-            return run_compare_py(args)
-        if args.extra:
-            raise InputError(f"unknown options for --table: {' '.join(args.extra)}")
-        if len(args.files) < 2:
-            raise InputError("--table needs at least two files")
-        header, rows, notes = build_table(args.files, args)
-        sys.stdout.write(render(header, rows, notes, args.format))
-        return 0
-    except InputError as e:
-        print(f"tools/compare: {e}", file=sys.stderr)
-        return 2
+    if not args.table:
+        return run_compare_py(args)
+    if len(args.files) < 2:
+        raise InputError("--table needs at least two files")
+    header, rows, notes = build_table(args.files, args)
+    sys.stdout.write(render(header, rows, notes, args.format))
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli.run("tools/compare", main))

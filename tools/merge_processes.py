@@ -13,27 +13,23 @@ Each benchmark of OUT gets one iteration row per input file: that process's row 
 time (the lower one for an even count, so its counters stay the ones measured with that time),
 renumbered as repetitions 0..K-1. Aggregate rows are dropped: the tools recompute them. A
 benchmark that failed in any process keeps its error row; one missing from a file is an error.
-The context is the first file's, with `processes` (K) and each file's `date` added.
+The context is the first file's, with `processes` (K) and each file's `date` added. A file cut
+mid-write (its process killed) gives its complete rows, with a warning; a benchmark it lost is
+then missing from it, which is an error as above.
 """
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import InputError, load  # noqa: E402
-
-
-def _raw(path):
-    load(path)  # the one-line checks on every input, before anything is merged
-    with open(path) as f:
-        return json.load(f)
+import cli  # noqa: E402
+from results import InputError, is_iteration, read, run_name  # noqa: E402
 
 
 def _rows_by_name(data):
     rows = {}
-    for row in data["benchmarks"]:
-        if row.get("run_type", "iteration") == "iteration":
-            rows.setdefault(row.get("run_name", row["name"]), []).append(row)
+    for row in filter(is_iteration, data["benchmarks"]):
+        rows.setdefault(run_name(row), []).append(row)
     return rows
 
 
@@ -49,7 +45,7 @@ def median_row(rows):
 def merge(paths):
     if len(paths) < 2:
         raise InputError("merging needs at least two result files (one per process)")
-    datas = [_raw(p) for p in paths]
+    datas = [read(p) for p in paths]  # every input checked before anything is merged
     per_file = [_rows_by_name(d) for d in datas]
     names = list(per_file[0])
     for path, rows in zip(paths[1:], per_file[1:]):
@@ -68,29 +64,24 @@ def merge(paths):
             continue
         for i, row in enumerate(picks):
             merged.append(dict(row, repetitions=len(picks), repetition_index=i))
-    context = dict(datas[0].get("context", {}))
+    context = dict(datas[0]["context"])
     context["processes"] = str(len(paths))
-    context["process_dates"] = ", ".join(d.get("context", {}).get("date", "?") for d in datas)
+    context["process_dates"] = ", ".join(str(d["context"].get("date", "?")) for d in datas)
     return {"context": context, "benchmarks": merged}
 
 
 def main(argv):
-    if len(argv) < 3 or argv[0] in ("-h", "--help"):
-        print(__doc__.strip(), file=sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr)
-        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
-    out, inputs = argv[0], argv[1:]
-    if os.path.abspath(out) in {os.path.abspath(p) for p in inputs}:
-        print(f"tools/merge-processes: {out} is also an input; name a new file first", file=sys.stderr)
-        return 2
-    try:
-        data = merge(inputs)
-    except InputError as e:
-        print(f"tools/merge-processes: {e}", file=sys.stderr)
-        return 2
-    with open(out, "w") as f:
-        json.dump(data, f, indent=1)
+    p = cli.parser("tools/merge-processes", __doc__)
+    p.add_argument("out", metavar="OUT.json", help="the merged file to write")
+    p.add_argument("inputs", nargs="+", metavar="RUN.json", help="one result file per process")
+    args = p.parse_args(argv)
+    if os.path.abspath(args.out) in {os.path.abspath(path) for path in args.inputs}:
+        raise InputError(f"{args.out} is also an input; name a new file first")
+    cli.check_output_file(args.out, "OUT.json")  # before the work, not after it
+    data = merge(args.inputs)
+    cli.write_file(args.out, json.dumps(data, indent=1), "OUT.json")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli.run("tools/merge-processes", main))

@@ -1,14 +1,17 @@
-"""PNG charts from cubench result files; each file is one colour, error bars are the standard
-deviation over repetitions.
+"""PNG charts from cubench result files; each file is one colour, the same in every panel and
+every chart (in the order the files are given), error bars are the standard deviation over
+repetitions. An axis whose values span more than two decades is logarithmic.
 
   tools/plot --out-dir docs/results/h200/plots a.json [b.json ...]
 
 Writes, for the families present: gemm.png (TFLOPS against size per dtype, with the datasheet
 peak), sigmoid.png (GB/s with the measured copy ceiling), allreduce.png (bus bandwidth against
-bytes, log axis; algbw where one GPU makes busbw meaningless), svd.png (time against n),
+bytes, as nccl-tests; runs on one GPU are left out, with a line on stderr: one rank communicates
+nothing, so there is no bandwidth to draw), svd.png (time against n),
 resnet.png and resnet-memory.png (ResNet-50 images/s, peak allocated memory, per precision and
 layout, one panel per resolution/batch and eager or graph), transformer.png (peak allocated
-memory against batch, one panel per mode and attention).
+memory against batch, one panel per mode and attention). A file cut mid-write gives its
+complete rows, with a warning.
 """
 import argparse
 import math
@@ -17,7 +20,10 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli  # noqa: E402
 from results import InputError, label_of, load  # noqa: E402
+
+DECADES_FOR_LOG = 2  # an axis spanning more than 10^2 hides its small values when linear
 
 
 def parse(name, pattern):
@@ -62,14 +68,33 @@ def save(plt, fig, axes, n, title, path):
     return path
 
 
-def draw(groups, title, xlabel, ylabel, path, logx=False, logy=False, lines=None):
+def colours_of(loaded):
+    """One colour per file, from the order of the files: the same in every panel and chart."""
+    return {label: f"C{i % 10}" for i, (label, _, _) in enumerate(loaded)}
+
+
+def in_file_order(per_file, colours):
+    return [(label, per_file[label]) for label in colours if label in per_file]
+
+
+def spans_decades(values):
+    positive = [v for v in values if v > 0 and math.isfinite(v)]
+    return bool(positive) and max(positive) / min(positive) > 10 ** DECADES_FOR_LOG
+
+
+def draw(groups, colours, title, xlabel, ylabel, path, logx=False, logy=False, lines=None):
+    """A panel per group, a line per file; logx/logy force a log axis, which a panel also gets
+    where its values span more than DECADES_FOR_LOG decades."""
     n = len(groups)
     plt, fig, axes = panels(n, 3, 5, 3.6)
     for ax, (group, per_file) in zip(axes.flat, sorted(groups.items())):
-        for i, (label, pts) in enumerate(sorted(per_file.items())):
+        xs_all, ys_all = [], []
+        for label, pts in in_file_order(per_file, colours):
             pts.sort()
             xs, ys, es = zip(*pts)
-            ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=label, color=f"C{i}")
+            xs_all += xs
+            ys_all += ys
+            ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=label, color=colours[label])
         for value, text in (lines or {}).get(group, []):
             ax.axhline(value, linestyle="--", color="grey")
             ax.annotate(text, (0.01, value), xycoords=("axes fraction", "data"), fontsize=8,
@@ -77,9 +102,9 @@ def draw(groups, title, xlabel, ylabel, path, logx=False, logy=False, lines=None
         ax.set_title(group)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
-        if logx:
+        if logx or spans_decades(xs_all):
             ax.set_xscale("log", base=2)
-        if logy:
+        if logy or spans_decades(ys_all):
             ax.set_yscale("log")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
@@ -101,7 +126,7 @@ def gemm(loaded, out_dir):
                 peak = r.median("TFLOPS") / (r.median("pct_peak") / 100)
                 lines[f"{g[0]} {g[1]}"] = [(peak, f"datasheet peak {peak:.0f} TFLOP/s")]
     if groups:
-        return draw(groups, "GEMM (cuBLASLt), square sizes", "n (m = n = k)", "TFLOP/s",
+        return draw(groups, colours_of(loaded), "GEMM (cuBLASLt), square sizes", "n (m = n = k)", "TFLOP/s",
                     os.path.join(out_dir, "gemm.png"), logx=True, lines=lines)
 
 
@@ -112,24 +137,20 @@ def sigmoid(loaded, out_dir):
     raw = series(loaded, r"^sigmoid/(\w+)/(\w+)/(\d+)/(cold|hot)/", key)
     if not raw:
         return None
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     groups = sorted(raw)
-    fig, axes = plt.subplots(math.ceil(len(groups) / 4), min(4, len(groups)), squeeze=False,
-                             figsize=(4.5 * min(4, len(groups)), 3.4 * math.ceil(len(groups) / 4)))
+    plt, fig, axes = panels(len(groups), 4, 4.5, 3.4)
     ceilings = [float(c.get("copy_ceiling_GBps", 0)) for _, c, _ in loaded if c.get("copy_ceiling_GBps")]
+    colours = colours_of(loaded)
     for ax, group in zip(axes.flat, groups):
         per_file = raw[group]
-        labels = sorted(per_file)
         variants = sorted({v for pts in per_file.values() for v, _, _ in pts})
-        width = 0.8 / len(labels)
-        for i, label in enumerate(labels):
-            pts = {v: (y, e) for v, y, e in per_file[label]}
+        width = 0.8 / len(per_file)
+        for i, (label, file_pts) in enumerate(in_file_order(per_file, colours)):
+            pts = {v: (y, e) for v, y, e in file_pts}
             xs = [j + i * width for j, v in enumerate(variants) if v in pts]
             ys = [pts[v][0] for v in variants if v in pts]
             es = [pts[v][1] for v in variants if v in pts]
-            ax.bar(xs, ys, width, yerr=es, capsize=3, label=label, color=f"C{i}")
+            ax.bar(xs, ys, width, yerr=es, capsize=3, label=label, color=colours[label])
         for c in ceilings[:1]:
             ax.axhline(c, linestyle="--", color="grey")
             ax.annotate(f"copy ceiling {c:.0f} GB/s", (0.01, c), xycoords=("axes fraction", "data"),
@@ -138,30 +159,37 @@ def sigmoid(loaded, out_dir):
         ax.set_title(group, fontsize=9)
         ax.set_ylabel("GB/s")
         ax.legend(fontsize=6)
-    for ax in list(axes.flat)[len(groups):]:
-        ax.axis("off")
-    fig.suptitle("sigmoid: bytes read + written per second")
-    fig.tight_layout()
-    path = os.path.join(out_dir, "sigmoid.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(plt, fig, axes, len(groups), "sigmoid: bytes read + written per second",
+                os.path.join(out_dir, "sigmoid.png"))
 
 
 def allreduce(loaded, out_dir):
+    # One rank communicates nothing: NCCL copies (out of place) or returns (in place), and the
+    # "bandwidth" of that is a copy's or about 10^6 GB/s. Such rows are left out, not drawn.
+    left_out = {"one-GPU benchmark(s)": 0, "benchmark(s) without a gpus counter": 0}
+
     def key(g, r):
         dtype, nbytes, place = g
-        gpus = r.median("gpus") if "gpus" in r.counters else math.nan
-        counter = "busbw_GBps" if gpus > 1 else "algbw_GBps"
-        if counter not in r.counters:
+        gpus = r.median("gpus")
+        if math.isnan(gpus) or gpus <= 1:
+            left_out["benchmark(s) without a gpus counter" if math.isnan(gpus) else "one-GPU benchmark(s)"] += 1
             return None
-        return f"{dtype} {place} ({counter[:5]})", int(nbytes), r.median(counter), r.stdev(counter)
-    for _, _, results in loaded:  # gpus is not among the loaded counters by default
-        pass
+        if "busbw_GBps" not in r.counters:
+            return None
+        return (f"{dtype} {place}, {gpus:.0f} GPUs", int(nbytes), r.median("busbw_GBps"),
+                r.stdev("busbw_GBps"))
     groups = series(loaded, r"^allreduce/(\w+)/(\d+)/(\w+)/", key)
+    skipped = " and ".join(f"{n} {what}" for what, n in left_out.items() if n)
+    if skipped:
+        print(f"tools/plot: allreduce: left out {skipped}: without two or more ranks nothing "
+              f"is communicated, so there is no bus bandwidth to draw"
+              f"{'' if groups else '; no allreduce.png'}", file=sys.stderr)
     if groups:
-        return draw(groups, "NCCL all-reduce (busbw as nccl-tests; algbw on one GPU)", "bytes",
-                    "GB/s", os.path.join(out_dir, "allreduce.png"), logx=True)
+        title = "NCCL all-reduce: bus bandwidth (busbw, as nccl-tests)"
+        if skipped:
+            title += f"; left out: {skipped}"
+        return draw(groups, colours_of(loaded), title, "bytes", "GB/s",
+                    os.path.join(out_dir, "allreduce.png"), logx=True)
 
 
 def svd(loaded, out_dir):
@@ -170,22 +198,22 @@ def svd(loaded, out_dir):
         return f"{algo} {dtype}", int(n), r.median_time() / 1e3, r.stdev() / 1e3
     groups = series(loaded, r"^svd/(\w+)/(\w+)/(\d+)/", key)
     if groups:
-        return draw(groups, "SVD (cuSOLVER; PyTorch as svd/torch)", "n", "ms",
+        return draw(groups, colours_of(loaded), "SVD (cuSOLVER; PyTorch as svd/torch)", "n", "ms",
                     os.path.join(out_dir, "svd.png"), logx=True, logy=True)
 
 
-def draw_bars(groups, title, ylabel, path):
+def draw_bars(groups, colours, title, ylabel, path):
     """groups: {panel: {file_label: {category: (y, err)}}}; a bar per file in each category."""
     n = len(groups)
     plt, fig, axes = panels(n, 2, 6.5, 3.8)
     for ax, (panel, per_file) in zip(axes.flat, sorted(groups.items())):
         categories = sorted({c for bars in per_file.values() for c in bars})
         width = 0.8 / len(per_file)
-        for i, (label, bars) in enumerate(sorted(per_file.items())):
+        for i, (label, bars) in enumerate(in_file_order(per_file, colours)):
             xs = [j + i * width for j, c in enumerate(categories) if c in bars]
             ys = [bars[c][0] for c in categories if c in bars]
             es = [bars[c][1] for c in categories if c in bars]
-            ax.bar(xs, ys, width, yerr=es, capsize=3, label=label, color=f"C{i}")
+            ax.bar(xs, ys, width, yerr=es, capsize=3, label=label, color=colours[label])
         ax.set_xticks([j + 0.4 - width / 2 for j in range(len(categories))])
         ax.set_xticklabels(categories, rotation=20, fontsize=8)
         ax.set_title(panel)
@@ -212,10 +240,10 @@ def resnet(loaded, out_dir):
     written = []
     speed, memory = bars("images_per_s", 1), bars("peak_allocated_bytes", 1e9)
     if speed:
-        written.append(draw_bars(speed, "ResNet-50 training step", "images/s",
+        written.append(draw_bars(speed, colours_of(loaded), "ResNet-50 training step", "images/s",
                                  os.path.join(out_dir, "resnet.png")))
     if memory:
-        written.append(draw_bars(memory, "ResNet-50 training step: peak allocated memory", "GB",
+        written.append(draw_bars(memory, colours_of(loaded), "ResNet-50 training step: peak allocated memory", "GB",
                                  os.path.join(out_dir, "resnet-memory.png")))
     return written
 
@@ -229,41 +257,44 @@ def transformer(loaded, out_dir):
                 r.stdev("peak_allocated_bytes") / 1e9)
     groups = series(loaded, r"^transformer_fwd/(\w+)/(\w+)/(\d+)/", key)
     if groups:
-        return draw(groups, "nn.Transformer (512 tokens, d_model 512): peak allocated memory",
+        return draw(groups, colours_of(loaded), "nn.Transformer (512 tokens, d_model 512): peak allocated memory",
                     "batch", "GB", os.path.join(out_dir, "transformer.png"), logx=True)
 
 
+def file_labels(paths, contexts):
+    """A legend entry per file that says what stack made it; never two alike, so two files'
+    points never merge into one line."""
+    labels = [f"{label_of(p, c)} [{os.path.basename(p)}]" for p, c in zip(paths, contexts)]
+    return [lab if labels.count(lab) == 1 else f"{label_of(p, c)} [{p}] #{i + 1}"
+            for i, (lab, p, c) in enumerate(zip(labels, paths, contexts))]
+
+
 def main(argv):
-    p = argparse.ArgumentParser(prog="tools/plot", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("files", nargs="+")
-    p.add_argument("--out-dir", required=True)
+    p = cli.parser("tools/plot", __doc__)
+    p.add_argument("files", nargs="+", metavar="RESULT.json")
+    p.add_argument("--out-dir", required=True, help="the folder for the PNGs (created if absent)")
     args = p.parse_args(argv)
     try:
-        import results as res_module
-        res_module.COUNTERS = res_module.COUNTERS + ("gpus", "pct_peak")
-        loaded = []
-        for f in args.files:
-            ctx, results = load(f)
-            loaded.append((f"{label_of(f, ctx)} [{os.path.basename(f)}]", ctx, results))
-        os.makedirs(args.out_dir, exist_ok=True)
-        written = [w for w in (gemm(loaded, args.out_dir), sigmoid(loaded, args.out_dir),
-                               allreduce(loaded, args.out_dir), svd(loaded, args.out_dir),
-                               transformer(loaded, args.out_dir)) if w]
-        written += resnet(loaded, args.out_dir)
-        if not written:
-            raise InputError("nothing to plot: no gemm, sigmoid, allreduce, svd, resnet50_train or "
-                             "transformer_fwd results in the files")
-        for w in written:
-            print(w)
-        return 0
-    except InputError as e:
-        print(f"tools/plot: {e}", file=sys.stderr)
-        return 2
-    except ImportError as e:
-        print(f"tools/plot: {e.name} is missing (Debian: apt-get install python3-matplotlib)", file=sys.stderr)
-        return 2
+        import matplotlib  # noqa: F401 - checked before the work, not in the middle of it
+    except ImportError:
+        raise InputError("matplotlib is missing (Debian: apt-get install python3-matplotlib)")
+    if os.path.exists(args.out_dir) and not os.path.isdir(args.out_dir):
+        raise InputError(f"--out-dir {args.out_dir}: exists and is not a directory")
+    read = [load(f) for f in args.files]
+    labels = file_labels(args.files, [ctx for ctx, _ in read])
+    loaded = [(label, ctx, results) for label, (ctx, results) in zip(labels, read)]
+    out_dir = cli.output_dir(args.out_dir)
+    written = [w for w in (gemm(loaded, out_dir), sigmoid(loaded, out_dir),
+                           allreduce(loaded, out_dir), svd(loaded, out_dir),
+                           transformer(loaded, out_dir)) if w]
+    written += resnet(loaded, out_dir)
+    if not written:
+        raise InputError("nothing to plot: no gemm, sigmoid, multi-GPU allreduce, svd, "
+                         "resnet50_train or transformer_fwd results in the files")
+    for w in written:
+        print(w)
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli.run("tools/plot", main))

@@ -9,8 +9,9 @@ results/<preset>.json with one sample per process (tools/merge-processes says wh
 are built first and their processes take turns (process 1 of each, then process 2...). Then
 results/table.md (tools/compare --table, the first preset as the base) and results/plots/
 (tools/plot). Progress goes to stderr: which preset, which benchmark, elapsed and remaining.
+A bad flag or --out-dir is one line on stderr and status 2 before anything is built; a preset that
+fails to build or run makes the status 1 (the others still run).
 """
-import argparse
 import json
 import os
 import re
@@ -21,6 +22,7 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 TOOLS = os.path.join(ROOT, "tools")
 sys.path.insert(0, TOOLS)
+import cli  # noqa: E402
 from merge_processes import merge  # noqa: E402
 from results import InputError  # noqa: E402
 
@@ -74,18 +76,15 @@ def run_suite(preset, args, out_path, what):
 
 def merge_into(out_path, parts):
     try:
-        merged = merge(parts)
+        cli.write_file(out_path, json.dumps(merge(parts), indent=1))
     except InputError as e:
         say(f"merge failed: {e}")
         return False
-    with open(out_path, "w") as f:
-        json.dump(merged, f, indent=1)
     return True
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog="tools/run-matrix", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = cli.parser("tools/run-matrix", __doc__)
     p.add_argument("--presets", help="comma-separated presets (default: those whose nvcc exists)")
     p.add_argument("--repetitions", type=int, default=5)
     p.add_argument("--processes", type=int, default=1,
@@ -96,24 +95,21 @@ def main(argv):
     p.add_argument("--list-presets", action="store_true", help="say which presets can build here")
     args = p.parse_args(argv)
     if args.repetitions < 1 or args.processes < 1:
-        print("tools/run-matrix: --repetitions and --processes want a count of at least 1",
-              file=sys.stderr)
-        return 2
+        raise InputError("--repetitions and --processes want a count of at least 1")
     known = toolkit_presets()
     if args.list_presets:
         for name, nvcc, ok in known:
             print(f"{name}\t{'available' if ok else 'missing'}\t{nvcc}")
         return 0
-    names = [n for n, _, ok in known if ok] if not args.presets else args.presets.split(",")
+    if args.presets is not None and not args.presets.strip(","):
+        raise InputError("--presets names no preset")
+    names = [n for n, _, ok in known if ok] if args.presets is None else [n for n in args.presets.split(",") if n]
     unknown = [n for n in names if n not in {k[0] for k in known}]
     if unknown:
-        print(f"tools/run-matrix: unknown preset(s) {', '.join(unknown)}; known: "
-              f"{', '.join(k[0] for k in known)}", file=sys.stderr)
-        return 2
+        raise InputError(f"unknown preset(s) {', '.join(unknown)}; known: {', '.join(k[0] for k in known)}")
     if not names:
-        print("tools/run-matrix: no toolkit preset's nvcc exists on this machine", file=sys.stderr)
-        return 2
-    os.makedirs(args.out_dir, exist_ok=True)
+        raise InputError("no toolkit preset's nvcc exists on this machine")
+    cli.output_dir(args.out_dir)  # before the builds: a bad --out-dir costs nothing
     failed, built = [], []
     for preset in names:  # every build first: the runs below then take turns
         say(f"{preset}: configure and build")
@@ -152,11 +148,13 @@ def main(argv):
             r = subprocess.run([sys.executable, os.path.join(TOOLS, "compare.py"), "--table", *written],
                                stdout=f, stderr=subprocess.PIPE, text=True)
         say(f"table: {os.path.join(args.out_dir, 'table.md')}" if r.returncode == 0 else f"table failed: {r.stderr.strip()}")
+        failed += ["table"] if r.returncode != 0 else []
     if written:
-        subprocess.run([sys.executable, os.path.join(TOOLS, "plot.py"), "--out-dir",
-                        os.path.join(args.out_dir, "plots"), *written])
+        r = subprocess.run([sys.executable, os.path.join(TOOLS, "plot.py"), "--out-dir",
+                            os.path.join(args.out_dir, "plots"), *written])
+        failed += ["plots"] if r.returncode != 0 else []
     return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli.run("tools/run-matrix", main))

@@ -13,8 +13,10 @@ with peak memory,
 scaled_dot_product_attention) with peak memory from torch.cuda.max_memory_allocated.
 
     python3 tools/torch_reference.py --filter gemm --repetitions 5 --out torch.json
+
+Flags and --out are checked before PyTorch is loaded or anything runs: a bad one is one line on
+stderr and status 2; no GPU for PyTorch is status 3.
 """
-import argparse
 import datetime
 import json
 import os
@@ -22,15 +24,32 @@ import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli  # noqa: E402
+from results import InputError  # noqa: E402
 
-def parse_args():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+PROG = "tools/torch_reference.py"
+
+
+def parse_args(argv):
+    p = cli.parser(PROG, __doc__)
     p.add_argument("--out", required=True, help="JSON file to write")
     p.add_argument("--filter", default=".", help="regex on benchmark names (default: all)")
     p.add_argument("--repetitions", type=int, default=5)
     p.add_argument("--min-time", type=float, default=0.2, help="seconds of samples per repetition")
     p.add_argument("--list", action="store_true", help="print the names and exit")
-    return p.parse_args()
+    args = p.parse_args(argv)
+    if args.repetitions < 1:
+        raise InputError(f"--repetitions wants a count of at least 1, got {args.repetitions}")
+    if not 0 <= args.min_time < 3600:
+        raise InputError(f"--min-time wants seconds from 0 to 3600, got {args.min_time}")
+    try:
+        args.filter_regex = re.compile(args.filter)
+    except re.error as e:
+        raise InputError(f"--filter is not a valid regex: {e}")
+    if not args.list:  # before any case runs: a bad path found after an hour of work is lost work
+        cli.check_output_file(args.out, "--out")
+    return args
 
 
 def cases(torch):
@@ -164,25 +183,21 @@ def sm_clock(torch):
         return 0.0
 
 
-def main():
-    args = parse_args()
+def main(argv):
+    args = parse_args(argv)
     try:
         import torch
     except ImportError:
-        print("torch_reference: PyTorch is not installed for this python", file=sys.stderr)
-        return 2
+        raise InputError("PyTorch is not installed for this python")
     all_cases, dt = cases(torch)
-    try:
-        selected = [c for c in all_cases if re.search(args.filter, c[0] + "/manual_time")]
-    except re.error as e:
-        print(f"torch_reference: --filter is not a valid regex: {e}", file=sys.stderr)
-        return 2
+    selected = [c for c in all_cases if args.filter_regex.search(c[0] + "/manual_time")]
+    if not selected:
+        raise InputError(f"--filter '{args.filter}' matches no case (--list shows them)")
     if args.list:
         print("\n".join(c[0] + "/manual_time" for c in selected))
         return 0
     if not torch.cuda.is_available():
-        print("torch_reference: no CUDA GPU visible to PyTorch", file=sys.stderr)
-        return 3
+        return cli.fail(PROG, "no CUDA GPU visible to PyTorch", 3)
     props = torch.cuda.get_device_properties(0)
     l2_bytes = getattr(props, "L2_cache_size", 64 << 20)
     context = {"date": datetime.datetime.now().isoformat(), "executable": "tools/torch_reference.py",
@@ -266,4 +281,4 @@ def write_results(path, context, rows):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.run(PROG, main))

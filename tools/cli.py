@@ -1,0 +1,114 @@
+"""What every cubench tool does at its edges: parse flags, check output paths, and end with one
+line on stderr and an exit status whatever goes wrong.
+
+Exit status, for every tool:
+  0  done
+  2  the command line or an input is wrong (a flag, a file, an output path): one line on stderr,
+     `tools/NAME: what is wrong`; fix the input and run again
+  1  the work itself failed (a build or a run of run-matrix, compare.py) or the tool has a bug
+     (`tools/NAME: internal error ...`): one line on stderr as well
+"""
+import argparse
+import os
+import sys
+
+import results
+from results import InputError
+
+EXIT_STATUS_HELP = """exit status:
+  0  done
+  2  a bad flag, input file or output path: one line on stderr says which
+  1  the work failed, or an internal error (a bug): one line on stderr too"""
+
+
+class WorkFailed(Exception):
+    """The input was fine but the work failed (a build, a run, a helper program): status 1."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line (`prog: message`, status 2), not usage + error."""
+
+    def error(self, message):
+        raise InputError(message)
+
+
+def parser(prog, doc):
+    return Parser(prog=prog, description=doc, epilog=EXIT_STATUS_HELP,
+                  formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def one_line(text):
+    """Messages may quote inputs or exceptions that hold newlines: the user still gets one line."""
+    return " / ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def fail(prog, message, status):
+    print(f"{prog}: {one_line(message)}", file=sys.stderr)
+    return status
+
+
+def os_message(e):
+    """`path: reason` for an OSError, as the user named the path."""
+    where = e.filename if e.filename is not None else ""
+    reason = e.strerror or str(e)
+    return f"{where}: {reason}" if where else reason
+
+
+def run(prog, main, argv=None):
+    """Runs main(argv) and turns whatever escapes it into the exit status above: no traceback
+    reaches the user, and each outcome is one line."""
+    results.PROG = prog
+    try:
+        return main(sys.argv[1:] if argv is None else argv)
+    except InputError as e:
+        return fail(prog, e, 2)
+    except WorkFailed as e:
+        return fail(prog, e, 1)
+    except BrokenPipeError:  # `tools/compare ... | head`: the reader left, nothing to report
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as e:  # an output path we could not write (inputs are InputErrors already)
+        return fail(prog, os_message(e), 2)
+    except KeyboardInterrupt:
+        return fail(prog, "interrupted", 130)
+    except Exception as e:  # noqa: BLE001 - a bug: still one line, named as ours, not the input's
+        return fail(prog, f"internal error ({type(e).__name__}: {e}); this is a bug in the tool, "
+                          "not in the input: please report it with the command line", 1)
+
+
+def output_dir(path, option="--out-dir"):
+    """Creates the directory path (and its parents) or says in one line why it cannot be."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise InputError(f"{option} {path}: exists and is not a directory")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"{option} {path}: cannot create it: {e.strerror}")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise InputError(f"{option} {path}: not writable")
+    return path
+
+
+def check_output_file(path, what="output"):
+    """Raises InputError unless path can be written as a file (before any work is done)."""
+    if os.path.isdir(path):
+        raise InputError(f"{what} {path}: is a directory; name a file")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise InputError(f"{what} {path}: its directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise InputError(f"{what} {path}: not writable")
+
+
+def write_file(path, text, what="output"):
+    """Writes text to path whole or not at all (a temporary file beside it, then a rename)."""
+    check_output_file(path, what)
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise InputError(f"{what} {path}: cannot write: {e.strerror}")
