@@ -40,3 +40,15 @@ list(LENGTH said n)
 if(code4 EQUAL 0 OR NOT n EQUAL 1)
   message(FATAL_ERROR "no GPU under mpirun: exit ${code4}, the no-GPU line ${n} times (want 1):\n${err}")
 endif()
+# Ranks that disagree (one rank's CUBENCH_DEVICE is bad): every rank leaves with status 2, none
+# waits in a collective for a rank that left, and rank 0 says another rank cannot run.
+execute_process(COMMAND ${MPIEXEC} --allow-run-as-root --oversubscribe
+                        -np 1 "${BINARY}" --benchmark_filter=^launch/empty :
+                        -np 1 ${CMAKE_COMMAND} -E env CUBENCH_DEVICE=x "${BINARY}"
+                        --benchmark_filter=^launch/empty
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code5 TIMEOUT 60)
+string(REGEX MATCHALL "cubench: " said "${out}${err}")  # the lines hold ';': count prefixes
+list(LENGTH said n)
+if(NOT code5 EQUAL 2 OR NOT n EQUAL 1 OR NOT err MATCHES "cubench: another rank cannot run \\(status 2\\)")
+  message(FATAL_ERROR "one rank's bad CUBENCH_DEVICE under mpirun: exit ${code5}, ${n} line(s) from cubench:\n${err}")
+endif()
