@@ -409,14 +409,44 @@ class CutMidWrite(unittest.TestCase):
 
 
 class RunMatrix(unittest.TestCase):
-    def test_lists_presets_and_whether_their_toolkit_is_here(self):
-        r = tool("run_matrix.py", "--list-presets")
+    def list_presets(self, cuda118_root):
+        env = dict(os.environ)
+        env.pop("CUBENCH_CUDA118_ROOT", None)
+        if cuda118_root is not None:
+            env["CUBENCH_CUDA118_ROOT"] = cuda118_root
+        r = subprocess.run([sys.executable, os.path.join(TOOLS, "run_matrix.py"), "--list-presets"],
+                           capture_output=True, text=True, env=env)
         self.assertEqual(r.returncode, 0, r.stderr)
         names = [line.split("\t")[0] for line in r.stdout.splitlines()]
         self.assertEqual(names, ["cuda-13.0", "cuda-12.4", "cuda-11.8"])
+        listed = {}
         for line in r.stdout.splitlines():
             name, state, nvcc = line.split("\t")
-            self.assertEqual(state, "available" if os.path.exists(nvcc) else "missing")
+            self.assertTrue(nvcc, line)  # every preset names the nvcc its configure would take
+            self.assertEqual(state, "available" if os.path.exists(nvcc) else "missing", line)
+            listed[name] = (state, nvcc)
+        return listed
+
+    @staticmethod
+    def cuda118_default():
+        with open(os.path.join(HERE, "..", "CMakePresets.json")) as f:
+            presets = {p["name"]: p for p in json.load(f)["configurePresets"]}
+        return presets["cuda-11.8"]["cacheVariables"]["CUBENCH_CUDA_ROOT_DEFAULT"]
+
+    def test_lists_presets_and_whether_their_toolkit_is_here(self):
+        # CUBENCH_CUDA118_ROOT unset or empty: the preset's default prefix (CUBENCH_CUDA_ROOT_DEFAULT)
+        for root in (None, ""):
+            with self.subTest(CUBENCH_CUDA118_ROOT=root):
+                state, nvcc = self.list_presets(root)["cuda-11.8"]
+                self.assertEqual(nvcc, os.path.join(self.cuda118_default(), "bin", "nvcc"))
+        # set: the nvcc under it, here once it exists
+        with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(self.list_presets(d)["cuda-11.8"], ("missing", os.path.join(d, "bin", "nvcc")))
+            os.mkdir(os.path.join(d, "bin"))
+            with open(os.path.join(d, "bin", "nvcc"), "w") as f:
+                f.write("#!/bin/sh\n")
+            os.chmod(os.path.join(d, "bin", "nvcc"), 0o755)
+            self.assertEqual(self.list_presets(d)["cuda-11.8"], ("available", os.path.join(d, "bin", "nvcc")))
 
     def test_unknown_preset_is_one_line(self):
         r = tool("run_matrix.py", "--presets", "cuda-9.0")
