@@ -164,6 +164,46 @@ class BadInput(unittest.TestCase):
         self.assertIn("1 of this table's 4 verdicts say faster or slower", r.stdout)
 
 
+class NumericContext(unittest.TestCase):
+    """A context field may be a number ("gpu": 200): every tool takes it as its text."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        with open(data("cuda-11.8.json")) as f:
+            doc = json.load(f)
+        doc["context"].update(gpu=200, cuda_toolkit=11.8, cublas=11, date=20261202,
+                              processes=5, copy_ceiling_GBps=4200)
+        self.path = os.path.join(self.dir.name, "numeric-context.json")
+        with open(self.path, "w") as f:
+            json.dump(doc, f)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_read_gives_text(self):
+        import results
+        context = results.read(self.path)["context"]
+        self.assertEqual({k: context[k] for k in ("gpu", "cuda_toolkit", "cublas", "date", "processes",
+                                                  "copy_ceiling_GBps")},
+                         {"gpu": "200", "cuda_toolkit": "11.8", "cublas": "11", "date": "20261202",
+                          "processes": "5", "copy_ceiling_GBps": "4200"})
+
+    def test_compare_table_names_the_gpus(self):
+        r = tool("compare.py", "--table", data("cuda-13.0.json"), self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("files ran on different GPUs: 200, NVIDIA H200", r.stdout)
+        self.assertIn("CUDA 11.8 (cuBLAS 11), 5 processes: time us", r.stdout)
+
+    def test_plot_and_merge(self):
+        r = tool("plot.py", "--out-dir", os.path.join(self.dir.name, "plots"), data("cuda-13.0.json"), self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        merged = os.path.join(self.dir.name, "merged.json")
+        r = tool("merge_processes.py", merged, self.path, self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(merged) as f:
+            self.assertEqual(json.load(f)["context"]["process_dates"], "20261202, 20261202")
+
+
 class ComparePyFront(unittest.TestCase):
     def setUp(self):
         script = os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")
