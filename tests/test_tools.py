@@ -311,9 +311,25 @@ class Plot(unittest.TestCase):
                     self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
     def test_nothing_to_plot(self):
-        with tempfile.TemporaryDirectory() as out:
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "plots")
             r = tool("plot.py", "--out-dir", out, data("nothing-in-common.json"))
-            assert_one_line_error(self, r, "^tools/plot: nothing to plot")
+            assert_one_line_error(self, r, "^tools/plot: nothing to plot: no gemm, .* results in the files$")
+            self.assertFalse(os.path.exists(out))  # no empty folder left behind
+
+    def test_only_one_gpu_allreduce_is_nothing_to_plot_in_one_line(self):
+        with open(data("cuda-13.0.json")) as f:
+            doc = json.load(f)
+        doc["benchmarks"] = [row for row in doc["benchmarks"] if row["name"].startswith("allreduce/")]
+        self.assertTrue(doc["benchmarks"])
+        with tempfile.TemporaryDirectory() as d:
+            path, out = os.path.join(d, "allreduce-1gpu.json"), os.path.join(d, "plots")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            r = tool("plot.py", "--out-dir", out, path)
+            assert_one_line_error(self, r, r"^tools/plot: nothing to plot: no gemm, .* results in the "
+                                           r"files \(allreduce: left out 1 one-GPU benchmark\(s\): .*\)$")
+            self.assertFalse(os.path.exists(out))
 
     def test_one_gpu_allreduce_is_left_out_with_a_line(self):
         with tempfile.TemporaryDirectory() as out:
