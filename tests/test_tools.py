@@ -441,21 +441,33 @@ class CutMidWrite(unittest.TestCase):
             text = f.read()
         whole = json.loads(text)["benchmarks"]
         list_start = text.index("[", text.index('"benchmarks"'))
+        # Where each row of the whole file ends (just past its closing brace): a file cut at
+        # offset c holds exactly the rows that end at or before c.
+        decoder, ends, at = json.JSONDecoder(), [], list_start + 1
+        for row in whole:
+            at = re.compile(r"[\s,]*").match(text, at).end()
+            decoded, at = decoder.raw_decode(text, at)
+            self.assertEqual(decoded, row)
+            ends.append(at)
+        # Every 7th offset, and each row's last character, its end and the offset after it.
+        cuts = sorted(set(range(0, len(text) - 2, 7)) | {e + d for e in ends for d in (-1, 0, 1)})
+        cuts = [c for c in cuts if c < len(text.rstrip()) - 1]  # the last "]}" makes it whole
         with tempfile.TemporaryDirectory() as d, open(os.devnull, "w") as quiet:
             path = os.path.join(d, "cut.json")
             stderr, sys.stderr = sys.stderr, quiet
             try:
-                for cut in range(0, len(text) - 2, 7):
+                for cut in cuts:
+                    complete = sum(end <= cut for end in ends)
                     with open(path, "w") as f:
                         f.write(text[:cut])
                     try:
                         rows = results.read(path)["benchmarks"]
                     except results.InputError as e:
-                        self.assertLess(cut, text.index("}", list_start) + 1, e)  # no complete row yet
+                        self.assertEqual(complete, 0, f"cut at {cut}: {e}")  # no complete row yet
                         continue
                     self.assertGreater(cut, list_start)
-                    self.assertEqual(rows, whole[:len(rows)])
-                    self.assertLessEqual(len(text[:cut].rstrip().rstrip(",")) - cut, 0)
+                    self.assertEqual(len(rows), complete, f"cut at {cut}")
+                    self.assertEqual(rows, whole[:complete], f"cut at {cut}")
             finally:
                 sys.stderr = stderr
 
