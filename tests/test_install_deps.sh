@@ -5,6 +5,7 @@
 # and the CUDA 11.8 download list must be non-empty, hold the packages the option is for, and hold
 # no libcuda*/libnvidia-* package. A control shows the check can fail: Debian's nvidia-cuda-toolkit
 # through apt's resolver pulls libcuda1, and the script must refuse it.
+# CUBENCH_CUDA118_ROOT naming a folder the script did not make is refused, and left as it was.
 # Exit 0 passed, 1 failed, 77 skipped (no apt, or Debian's archive out of reach), saying why.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,6 +31,23 @@ if ! ls "$state"/bookworm/lists/*_Packages* >/dev/null 2>&1; then
   fi
 fi
 export CUBENCH_APT_STATE=$state
+
+# CUBENCH_CUDA118_ROOT: a folder install-deps did not make (no .cubench-debian-packages), a file,
+# a relative path or / is refused, one line and exit 2, before anything is planned, and is left as
+# it was; a trailing slash or .. is normalised away (checked below, with the plans).
+mkdir -p "$tmp/not-ours" "$tmp/ours" && echo keep >"$tmp/not-ours/keep" && echo keep >"$tmp/a-file"
+: >"$tmp/ours/.cubench-debian-packages"
+for root in "$tmp/not-ours" "$tmp/not-ours/" "$tmp/ours/../not-ours" "$tmp/a-file" not-ours /; do
+  rc=0
+  CUBENCH_CUDA118_ROOT=$root "$script" --dry-run --cuda-11.8 >"$tmp/root.out" 2>"$tmp/root.err" || rc=$?
+  if [ "$rc" != 2 ] || [ "$(wc -l <"$tmp/root.err")" != 1 ] || [ -s "$tmp/root.out" ] ||
+     ! grep -qE "refusing to replace|not an absolute path|names /" "$tmp/root.err"; then
+    bad "CUBENCH_CUDA118_ROOT=$root: want one line of refusal and exit 2, got exit $rc: $(cat "$tmp/root.out" "$tmp/root.err")"
+  fi
+done
+[ "$(cat "$tmp/not-ours/keep" "$tmp/a-file")" = "keep
+keep" ] || bad "a refused CUBENCH_CUDA118_ROOT was changed"
+echo "CUBENCH_CUDA118_ROOT: a folder not made by install-deps, a file, a relative path and / refused"
 
 # Independent of the script's own pattern: any libcuda<digit|-|.>, libnvidia-*.
 driver_re='^(libcuda([0-9.-]|$)|libnvidia-)'
@@ -68,6 +86,15 @@ check torch "$base libtorch-dev" "" --torch &
 check mpi "$base libopenmpi-dev openmpi-bin" "" --mpi &
 wait
 check all "$base clang-14 libtorch-dev libopenmpi-dev openmpi-bin" "$cuda_dl" --all &
+
+# A folder of install-deps' own, named with a trailing slash and a '..': accepted, and named plainly.
+( rc=0
+  CUBENCH_CUDA118_ROOT=$tmp/not-ours/../ours/ "$script" --dry-run --from-scratch --cuda-11.8 >"$tmp/ours.log" 2>&1 || rc=$?
+  if [ "$rc" = 0 ] && grep -q "^install-deps: CUDA 11.8: would download [0-9]* packages ([0-9]* MB) into $tmp/ours: " "$tmp/ours.log"; then
+    echo "CUBENCH_CUDA118_ROOT=$tmp/not-ours/../ours/: accepted as $tmp/ours"
+  else
+    bad "CUBENCH_CUDA118_ROOT=$tmp/not-ours/../ours/: exit $rc, not planned into $tmp/ours"; tail -3 "$tmp/ours.log"
+  fi ) &
 
 # The control: the route CI used to take (nvidia-cuda-toolkit through apt's resolver).
 rc=0

@@ -164,6 +164,46 @@ class BadInput(unittest.TestCase):
         self.assertIn("1 of this table's 4 verdicts say faster or slower", r.stdout)
 
 
+class NumericContext(unittest.TestCase):
+    """A context field may be a number ("gpu": 200): every tool takes it as its text."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        with open(data("cuda-11.8.json")) as f:
+            doc = json.load(f)
+        doc["context"].update(gpu=200, cuda_toolkit=11.8, cublas=11, date=20261202,
+                              processes=5, copy_ceiling_GBps=4200)
+        self.path = os.path.join(self.dir.name, "numeric-context.json")
+        with open(self.path, "w") as f:
+            json.dump(doc, f)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_read_gives_text(self):
+        import results
+        context = results.read(self.path)["context"]
+        self.assertEqual({k: context[k] for k in ("gpu", "cuda_toolkit", "cublas", "date", "processes",
+                                                  "copy_ceiling_GBps")},
+                         {"gpu": "200", "cuda_toolkit": "11.8", "cublas": "11", "date": "20261202",
+                          "processes": "5", "copy_ceiling_GBps": "4200"})
+
+    def test_compare_table_names_the_gpus(self):
+        r = tool("compare.py", "--table", data("cuda-13.0.json"), self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("files ran on different GPUs: 200, NVIDIA H200", r.stdout)
+        self.assertIn("CUDA 11.8 (cuBLAS 11), 5 processes: time us", r.stdout)
+
+    def test_plot_and_merge(self):
+        r = tool("plot.py", "--out-dir", os.path.join(self.dir.name, "plots"), data("cuda-13.0.json"), self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        merged = os.path.join(self.dir.name, "merged.json")
+        r = tool("merge_processes.py", merged, self.path, self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(merged) as f:
+            self.assertEqual(json.load(f)["context"]["process_dates"], "20261202, 20261202")
+
+
 class ComparePyFront(unittest.TestCase):
     def setUp(self):
         script = os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")
@@ -271,9 +311,25 @@ class Plot(unittest.TestCase):
                     self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
     def test_nothing_to_plot(self):
-        with tempfile.TemporaryDirectory() as out:
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "plots")
             r = tool("plot.py", "--out-dir", out, data("nothing-in-common.json"))
-            assert_one_line_error(self, r, "^tools/plot: nothing to plot")
+            assert_one_line_error(self, r, "^tools/plot: nothing to plot: no gemm, .* results in the files$")
+            self.assertFalse(os.path.exists(out))  # no empty folder left behind
+
+    def test_only_one_gpu_allreduce_is_nothing_to_plot_in_one_line(self):
+        with open(data("cuda-13.0.json")) as f:
+            doc = json.load(f)
+        doc["benchmarks"] = [row for row in doc["benchmarks"] if row["name"].startswith("allreduce/")]
+        self.assertTrue(doc["benchmarks"])
+        with tempfile.TemporaryDirectory() as d:
+            path, out = os.path.join(d, "allreduce-1gpu.json"), os.path.join(d, "plots")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            r = tool("plot.py", "--out-dir", out, path)
+            assert_one_line_error(self, r, r"^tools/plot: nothing to plot: no gemm, .* results in the "
+                                           r"files \(allreduce: left out 1 one-GPU benchmark\(s\): .*\)$")
+            self.assertFalse(os.path.exists(out))
 
     def test_one_gpu_allreduce_is_left_out_with_a_line(self):
         with tempfile.TemporaryDirectory() as out:
@@ -385,21 +441,33 @@ class CutMidWrite(unittest.TestCase):
             text = f.read()
         whole = json.loads(text)["benchmarks"]
         list_start = text.index("[", text.index('"benchmarks"'))
+        # Where each row of the whole file ends (just past its closing brace): a file cut at
+        # offset c holds exactly the rows that end at or before c.
+        decoder, ends, at = json.JSONDecoder(), [], list_start + 1
+        for row in whole:
+            at = re.compile(r"[\s,]*").match(text, at).end()
+            decoded, at = decoder.raw_decode(text, at)
+            self.assertEqual(decoded, row)
+            ends.append(at)
+        # Every 7th offset, and each row's last character, its end and the offset after it.
+        cuts = sorted(set(range(0, len(text) - 2, 7)) | {e + d for e in ends for d in (-1, 0, 1)})
+        cuts = [c for c in cuts if c < len(text.rstrip()) - 1]  # the last "]}" makes it whole
         with tempfile.TemporaryDirectory() as d, open(os.devnull, "w") as quiet:
             path = os.path.join(d, "cut.json")
             stderr, sys.stderr = sys.stderr, quiet
             try:
-                for cut in range(0, len(text) - 2, 7):
+                for cut in cuts:
+                    complete = sum(end <= cut for end in ends)
                     with open(path, "w") as f:
                         f.write(text[:cut])
                     try:
                         rows = results.read(path)["benchmarks"]
                     except results.InputError as e:
-                        self.assertLess(cut, text.index("}", list_start) + 1, e)  # no complete row yet
+                        self.assertEqual(complete, 0, f"cut at {cut}: {e}")  # no complete row yet
                         continue
                     self.assertGreater(cut, list_start)
-                    self.assertEqual(rows, whole[:len(rows)])
-                    self.assertLessEqual(len(text[:cut].rstrip().rstrip(",")) - cut, 0)
+                    self.assertEqual(len(rows), complete, f"cut at {cut}")
+                    self.assertEqual(rows, whole[:complete], f"cut at {cut}")
             finally:
                 sys.stderr = stderr
 
@@ -409,14 +477,44 @@ class CutMidWrite(unittest.TestCase):
 
 
 class RunMatrix(unittest.TestCase):
-    def test_lists_presets_and_whether_their_toolkit_is_here(self):
-        r = tool("run_matrix.py", "--list-presets")
+    def list_presets(self, cuda118_root):
+        env = dict(os.environ)
+        env.pop("CUBENCH_CUDA118_ROOT", None)
+        if cuda118_root is not None:
+            env["CUBENCH_CUDA118_ROOT"] = cuda118_root
+        r = subprocess.run([sys.executable, os.path.join(TOOLS, "run_matrix.py"), "--list-presets"],
+                           capture_output=True, text=True, env=env)
         self.assertEqual(r.returncode, 0, r.stderr)
         names = [line.split("\t")[0] for line in r.stdout.splitlines()]
         self.assertEqual(names, ["cuda-13.0", "cuda-12.4", "cuda-11.8"])
+        listed = {}
         for line in r.stdout.splitlines():
             name, state, nvcc = line.split("\t")
-            self.assertEqual(state, "available" if os.path.exists(nvcc) else "missing")
+            self.assertTrue(nvcc, line)  # every preset names the nvcc its configure would take
+            self.assertEqual(state, "available" if os.path.exists(nvcc) else "missing", line)
+            listed[name] = (state, nvcc)
+        return listed
+
+    @staticmethod
+    def cuda118_default():
+        with open(os.path.join(HERE, "..", "CMakePresets.json")) as f:
+            presets = {p["name"]: p for p in json.load(f)["configurePresets"]}
+        return presets["cuda-11.8"]["cacheVariables"]["CUBENCH_CUDA_ROOT_DEFAULT"]
+
+    def test_lists_presets_and_whether_their_toolkit_is_here(self):
+        # CUBENCH_CUDA118_ROOT unset or empty: the preset's default prefix (CUBENCH_CUDA_ROOT_DEFAULT)
+        for root in (None, ""):
+            with self.subTest(CUBENCH_CUDA118_ROOT=root):
+                state, nvcc = self.list_presets(root)["cuda-11.8"]
+                self.assertEqual(nvcc, os.path.join(self.cuda118_default(), "bin", "nvcc"))
+        # set: the nvcc under it, here once it exists
+        with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(self.list_presets(d)["cuda-11.8"], ("missing", os.path.join(d, "bin", "nvcc")))
+            os.mkdir(os.path.join(d, "bin"))
+            with open(os.path.join(d, "bin", "nvcc"), "w") as f:
+                f.write("#!/bin/sh\n")
+            os.chmod(os.path.join(d, "bin", "nvcc"), 0o755)
+            self.assertEqual(self.list_presets(d)["cuda-11.8"], ("available", os.path.join(d, "bin", "nvcc")))
 
     def test_unknown_preset_is_one_line(self):
         r = tool("run_matrix.py", "--presets", "cuda-9.0")

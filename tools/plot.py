@@ -125,9 +125,10 @@ def gemm(loaded, out_dir):
             if g and "pct_peak" in r.counters and r.median("pct_peak") > 0:
                 peak = r.median("TFLOPS") / (r.median("pct_peak") / 100)
                 lines[f"{g[0]} {g[1]}"] = [(peak, f"datasheet peak {peak:.0f} TFLOP/s")]
-    if groups:
-        return draw(groups, colours_of(loaded), "GEMM (cuBLASLt), square sizes", "n (m = n = k)", "TFLOP/s",
-                    os.path.join(out_dir, "gemm.png"), logx=True, lines=lines)
+    if not groups:
+        return []
+    return [lambda: draw(groups, colours_of(loaded), "GEMM (cuBLASLt), square sizes", "n (m = n = k)",
+                         "TFLOP/s", os.path.join(out_dir, "gemm.png"), logx=True, lines=lines)]
 
 
 def sigmoid(loaded, out_dir):
@@ -135,8 +136,10 @@ def sigmoid(loaded, out_dir):
         variant, dtype, n, cache = g
         return f"{dtype} n={n} {cache}", variant, r.median("GBps"), r.stdev("GBps")
     raw = series(loaded, r"^sigmoid/(\w+)/(\w+)/(\d+)/(cold|hot)/", key)
-    if not raw:
-        return None
+    return [lambda: draw_sigmoid(loaded, raw, out_dir)] if raw else []
+
+
+def draw_sigmoid(loaded, raw, out_dir):
     groups = sorted(raw)
     plt, fig, axes = panels(len(groups), 4, 4.5, 3.4)
     ceilings = [float(c.get("copy_ceiling_GBps", 0)) for _, c, _ in loaded if c.get("copy_ceiling_GBps")]
@@ -163,7 +166,7 @@ def sigmoid(loaded, out_dir):
                 os.path.join(out_dir, "sigmoid.png"))
 
 
-def allreduce(loaded, out_dir):
+def allreduce(loaded, out_dir, notes):
     # One rank communicates nothing: NCCL copies (out of place) or returns (in place), and the
     # "bandwidth" of that is a copy's or about 10^6 GB/s. Such rows are left out, not drawn.
     left_out = {"one-GPU benchmark(s)": 0, "benchmark(s) without a gpus counter": 0}
@@ -181,15 +184,16 @@ def allreduce(loaded, out_dir):
     groups = series(loaded, r"^allreduce/(\w+)/(\d+)/(\w+)/", key)
     skipped = " and ".join(f"{n} {what}" for what, n in left_out.items() if n)
     if skipped:
-        print(f"tools/plot: allreduce: left out {skipped}: without two or more ranks nothing "
-              f"is communicated, so there is no bus bandwidth to draw"
-              f"{'' if groups else '; no allreduce.png'}", file=sys.stderr)
-    if groups:
-        title = "NCCL all-reduce: bus bandwidth (busbw, as nccl-tests)"
-        if skipped:
-            title += f"; left out: {skipped}"
-        return draw(groups, colours_of(loaded), title, "bytes", "GB/s",
-                    os.path.join(out_dir, "allreduce.png"), logx=True)
+        notes.append(f"allreduce: left out {skipped}: without two or more ranks nothing is "
+                     f"communicated, so there is no bus bandwidth to draw"
+                     f"{'' if groups else '; no allreduce.png'}")
+    if not groups:
+        return []
+    title = "NCCL all-reduce: bus bandwidth (busbw, as nccl-tests)"
+    if skipped:
+        title += f"; left out: {skipped}"
+    return [lambda: draw(groups, colours_of(loaded), title, "bytes", "GB/s",
+                         os.path.join(out_dir, "allreduce.png"), logx=True)]
 
 
 def svd(loaded, out_dir):
@@ -197,9 +201,10 @@ def svd(loaded, out_dir):
         algo, dtype, n = g
         return f"{algo} {dtype}", int(n), r.median_time() / 1e3, r.stdev() / 1e3
     groups = series(loaded, r"^svd/(\w+)/(\w+)/(\d+)/", key)
-    if groups:
-        return draw(groups, colours_of(loaded), "SVD (cuSOLVER; PyTorch as svd/torch)", "n", "ms",
-                    os.path.join(out_dir, "svd.png"), logx=True, logy=True)
+    if not groups:
+        return []
+    return [lambda: draw(groups, colours_of(loaded), "SVD (cuSOLVER; PyTorch as svd/torch)", "n", "ms",
+                         os.path.join(out_dir, "svd.png"), logx=True, logy=True)]
 
 
 def draw_bars(groups, colours, title, ylabel, path):
@@ -237,15 +242,16 @@ def resnet(loaded, out_dir):
         return {panel: {label: {c: (y, e) for c, y, e in pts} for label, pts in per_file.items()}
                 for panel, per_file in series(loaded, pattern, key).items()}
 
-    written = []
+    charts = []
     speed, memory = bars("images_per_s", 1), bars("peak_allocated_bytes", 1e9)
     if speed:
-        written.append(draw_bars(speed, colours_of(loaded), "ResNet-50 training step", "images/s",
-                                 os.path.join(out_dir, "resnet.png")))
+        charts.append(lambda: draw_bars(speed, colours_of(loaded), "ResNet-50 training step", "images/s",
+                                        os.path.join(out_dir, "resnet.png")))
     if memory:
-        written.append(draw_bars(memory, colours_of(loaded), "ResNet-50 training step: peak allocated memory", "GB",
-                                 os.path.join(out_dir, "resnet-memory.png")))
-    return written
+        charts.append(lambda: draw_bars(memory, colours_of(loaded),
+                                        "ResNet-50 training step: peak allocated memory", "GB",
+                                        os.path.join(out_dir, "resnet-memory.png")))
+    return charts
 
 
 def transformer(loaded, out_dir):
@@ -256,9 +262,11 @@ def transformer(loaded, out_dir):
         return (f"{mode}, {attention} attention", int(batch), r.median("peak_allocated_bytes") / 1e9,
                 r.stdev("peak_allocated_bytes") / 1e9)
     groups = series(loaded, r"^transformer_fwd/(\w+)/(\w+)/(\d+)/", key)
-    if groups:
-        return draw(groups, colours_of(loaded), "nn.Transformer (512 tokens, d_model 512): peak allocated memory",
-                    "batch", "GB", os.path.join(out_dir, "transformer.png"), logx=True)
+    if not groups:
+        return []
+    return [lambda: draw(groups, colours_of(loaded),
+                         "nn.Transformer (512 tokens, d_model 512): peak allocated memory",
+                         "batch", "GB", os.path.join(out_dir, "transformer.png"), logx=True)]
 
 
 def file_labels(paths, contexts):
@@ -283,16 +291,20 @@ def main(argv):
     read = [load(f) for f in args.files]
     labels = file_labels(args.files, [ctx for ctx, _ in read])
     loaded = [(label, ctx, results) for label, (ctx, results) in zip(labels, read)]
-    out_dir = cli.output_dir(args.out_dir)
-    written = [w for w in (gemm(loaded, out_dir), sigmoid(loaded, out_dir),
-                           allreduce(loaded, out_dir), svd(loaded, out_dir),
-                           transformer(loaded, out_dir)) if w]
-    written += resnet(loaded, out_dir)
-    if not written:
+    # Each family gives the charts it would draw (a function each) and notes on what it left out;
+    # the folder is made, and the notes said, only once there is a chart to write into it.
+    out_dir, notes = args.out_dir, []
+    charts = (gemm(loaded, out_dir) + sigmoid(loaded, out_dir) + allreduce(loaded, out_dir, notes)
+              + svd(loaded, out_dir) + transformer(loaded, out_dir) + resnet(loaded, out_dir))
+    if not charts:  # one line: what was left out is part of why there is nothing
         raise InputError("nothing to plot: no gemm, sigmoid, multi-GPU allreduce, svd, "
-                         "resnet50_train or transformer_fwd results in the files")
-    for w in written:
-        print(w)
+                         "resnet50_train or transformer_fwd results in the files"
+                         + "".join(f" ({note})" for note in notes))
+    cli.output_dir(out_dir)
+    for note in notes:
+        print(f"tools/plot: {note}", file=sys.stderr)
+    for chart in charts:
+        print(chart())
     return 0
 
 

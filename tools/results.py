@@ -263,6 +263,11 @@ def read(path):
                          f"{_describe(data['benchmarks'])}, not a list)")
     data.setdefault("context", {})
     _check_context(path, data["context"])
+    # A number in a context field ("gpu": 200, "cuda_toolkit": 13.0) is taken as its text, here,
+    # once: every tool then sorts, joins and formats the fields as the strings cubench writes.
+    for field in CONTEXT_FIELDS:
+        if field in data["context"] and not isinstance(data["context"][field], str):
+            data["context"][field] = str(data["context"][field])
     for index, row in enumerate(data["benchmarks"]):
         _check_row(path, index, row)
     if not any(is_iteration(row) for row in data["benchmarks"]):

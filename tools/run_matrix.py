@@ -27,15 +27,50 @@ from merge_processes import merge  # noqa: E402
 from results import InputError  # noqa: E402
 
 
+def _expand(value):
+    """A preset's $penv{X} and $env{X}, from this environment (unset: empty), as cmake --preset does."""
+    return re.sub(r"\$p?env\{([^}]*)\}", lambda m: os.environ.get(m.group(1), ""), value)
+
+
+def _cache_variables(by_name, preset):
+    """A preset's cacheVariables with those it inherits (its own win; of its parents, the first)."""
+    out = {}
+    parents = preset.get("inherits", [])
+    for parent in reversed([parents] if isinstance(parents, str) else parents):
+        out.update(_cache_variables(by_name, by_name[parent]))
+    for key, value in preset.get("cacheVariables", {}).items():
+        out[key] = value.get("value", "") if isinstance(value, dict) else value
+    return out
+
+
+def preset_nvcc(cache):
+    """The nvcc a configure with these cache variables takes, as CMakeLists.txt picks it: the
+    toolkit root (CUDAToolkit_ROOT, or CUBENCH_CUDA_ROOT_DEFAULT where that expands to nothing);
+    the preset's CMAKE_CUDA_COMPILER where it names an nvcc that exists under that root (or there is
+    no root), else <root>/bin/nvcc."""
+    root = _expand(str(cache.get("CUDAToolkit_ROOT", "")))
+    if not root:
+        root = _expand(str(cache.get("CUBENCH_CUDA_ROOT_DEFAULT", "")))
+    compiler = _expand(str(cache.get("CMAKE_CUDA_COMPILER", "")))
+    if root:
+        root_nvcc = os.path.join(root, "bin", "nvcc")
+        if os.path.exists(root_nvcc) and not (compiler and os.path.exists(compiler)
+                                              and compiler.startswith(root.rstrip("/") + "/")):
+            return root_nvcc
+        return compiler or root_nvcc
+    return compiler
+
+
 def toolkit_presets():
     """[(name, nvcc path, whether it exists)] for the non-hidden configure presets."""
     with open(os.path.join(ROOT, "CMakePresets.json")) as f:
         presets = json.load(f)["configurePresets"]
+    by_name = {p["name"]: p for p in presets}
     out = []
     for p in presets:
         if p.get("hidden"):
             continue
-        nvcc = p.get("cacheVariables", {}).get("CMAKE_CUDA_COMPILER", "")
+        nvcc = preset_nvcc(_cache_variables(by_name, p))
         out.append((p["name"], nvcc, bool(nvcc) and os.path.exists(nvcc)))
     return out
 
