@@ -1,3 +1,5 @@
+#include <type_traits>
+
 #include "kernels/elements.cuh"
 #include "kernels/reference.h"
 
@@ -87,7 +89,92 @@ __global__ void allreduce_error_kernel(const T* out, std::size_t n, std::uint64_
   if (worst > 0) atomic_max_positive(max_error, worst);
 }
 
+template <typename T>
+__global__ void perturb_kernel(T* p, std::size_t i, double factor, double offset) {
+  const double value = load_double(p, i) * factor + offset;
+  if constexpr (std::is_same_v<T, double>)
+    p[i] = value;
+  else
+    p[i] = from_float<T>(static_cast<float>(value));
+}
+
+__global__ void absolute_kernel(double* x, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    x[i] = fabs(x[i]);
+}
+
+template <typename T>
+__global__ void sigmoid_reference_kernel(const T* x, double* ref, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    ref[i] = 1.0 / (1.0 + exp(-load_double(x, i)));
+}
+
+template <typename T>
+__global__ void check_elements_kernel(const T* got, const double* ref, const double* scale,
+                                      std::size_t n, double rel_tol, double scale_tol,
+                                      ElementCheck* result) {
+  double worst = 0, sq_error = 0, sq_ref = 0;
+  unsigned long long over = 0, first_over = ~0ull, nonfinite = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const double r = ref[i], g = load_double(got, i);
+    if (!isfinite(g)) {
+      if (isfinite(r)) {
+        ++nonfinite;
+        first_over = min(first_over, static_cast<unsigned long long>(i));
+      }
+      continue;
+    }
+    const double error = fabs(g - r);
+    const double bound = rel_tol * fabs(r) + (scale ? scale_tol * scale[i] : 0.0);
+    const double ratio = error == 0 ? 0 : bound > 0 ? error / bound : INFINITY;
+    if (ratio > 1) {
+      ++over;
+      first_over = min(first_over, static_cast<unsigned long long>(i));
+    }
+    worst = fmax(worst, ratio);
+    sq_error += error * error;
+    sq_ref += r * r;
+  }
+  if (worst > 0) atomic_max_positive(&result->max_ratio, worst);
+  atomicAdd(&result->sum_sq_error, sq_error);
+  atomicAdd(&result->sum_sq_ref, sq_ref);
+  if (over) atomicAdd(&result->over, over);
+  if (nonfinite) atomicAdd(&result->nonfinite, nonfinite);
+  if (first_over != ~0ull) atomicMin(&result->first_over, first_over);
+}
+
 }  // namespace
+
+void perturb_element(DType t, void* p, std::size_t i, double factor, double offset,
+                     cudaStream_t stream) {
+  dispatch_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    perturb_kernel<T><<<1, 1, 0, stream>>>(static_cast<T*>(p), i, factor, offset);
+  });
+}
+
+void absolute_in_place(double* x, std::size_t n, cudaStream_t stream) {
+  absolute_kernel<<<4096, 256, 0, stream>>>(x, n);
+}
+
+void sigmoid_reference(DType t, const void* x, double* ref, std::size_t n, cudaStream_t stream) {
+  dispatch_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    sigmoid_reference_kernel<T><<<4096, 256, 0, stream>>>(static_cast<const T*>(x), ref, n);
+  });
+}
+
+void check_elements(DType t, const void* got, const double* ref, const double* scale, std::size_t n,
+                    double rel_tol, double scale_tol, ElementCheck* result, cudaStream_t stream) {
+  dispatch_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    check_elements_kernel<T><<<4096, 256, 0, stream>>>(static_cast<const T*>(got), ref, scale, n,
+                                                       rel_tol, scale_tol, result);
+  });
+}
 
 void reference_gemm_tn(DType in, const void* a, const void* b, int k, const int* rows,
                        const int* cols, int count, double* ref, double* scale,
