@@ -172,6 +172,17 @@ class AllReduce final : public BenchmarkCase {
                             " exceeds " + std::to_string(dtype_tolerance(t_)));
   }
 
+  // One element of the first local GPU's result off by 0.5 (the inputs are in [-1, 1]).
+  std::string plant_fault(GpuEnv& env) override {
+    void* out = in_place_ ? send_[0].get() : recv_[0].get();
+    CUBENCH_CUDA(cudaSetDevice(world_->device(0)));
+    perturb_element(t_, out, count_ / 2, 1, 0.5, env.stream_on(world_->device(0)));
+    CUBENCH_CUDA_LAUNCHED();
+    CUBENCH_CUDA(cudaSetDevice(env.device()));
+    return "element " + std::to_string(count_ / 2) + " of GPU " +
+           std::to_string(world_->device(0)) + "'s result off by 0.5";
+  }
+
   Work work() const override { return {}; }  // bandwidths are nccl-tests' own, below
 
   std::map<std::string, double> counters(double seconds) const override {

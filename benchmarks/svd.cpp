@@ -186,6 +186,13 @@ class Svd final : public BenchmarkCase {
     }
   }
 
+  // The middle singular value 1% off (U and V left as they are).
+  std::string plant_fault(GpuEnv& env) override {
+    perturb_element(t_, s_.get(), n_ / 2, 1.01, 0, env.stream());
+    CUBENCH_CUDA_LAUNCHED();
+    return "singular value " + std::to_string(n_ / 2) + " made 1% larger";
+  }
+
   void check_accuracy() const {
     const std::string what = describe() + " (" + accuracy_summary() + ")";
     const double tol = tolerance();

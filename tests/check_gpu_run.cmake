@@ -1,5 +1,5 @@
 # Runs a few small benchmarks for real and reads the JSON back: nothing skipped with an error,
-# and each reports the counters its family promises.
+# and each reports the counters its family promises, with values in their plausible range.
 set(filter "^(launch/empty|gemm/bf16/1024/1024/1024|sigmoid/vectorized/fp16/10000000/cold|svd/gesvdj/fp32/512)/")
 execute_process(COMMAND "${BINARY}" "--benchmark_filter=${filter}" --benchmark_min_time=0.05
                         "--benchmark_out=${OUT}" --benchmark_out_format=json
@@ -21,18 +21,29 @@ foreach(i RANGE ${last})
     string(JSON why GET "${json}" benchmarks ${i} error_message)
     message(FATAL_ERROR "${name}: ${why}")
   endif()
-  set(want first_call_ms sample_cv peak_mem_bytes fragmentation throttled_samples)
+  # counter|lowest|highest: the values a right run gives on any GPU of interest; a unit slip
+  # (ms for s, MHz for kHz, a fraction for a percentage) lands outside.
+  set(want "first_call_ms|0.001|60000" "sample_cv|0|0.5" "peak_mem_bytes|0|1e12"
+           "fragmentation|0|0.99" "throttled_samples|0|1e9")
   if(name MATCHES "^gemm")
-    list(APPEND want TFLOPS pct_peak rel_error sm_clock_MHz)
+    list(APPEND want "TFLOPS|1|2000" "pct_peak|0.5|100" "rel_error|0|0.01" "max_error_ratio|0|1"
+                     "sm_clock_MHz|200|3000")
   elseif(name MATCHES "^sigmoid")
-    list(APPEND want GBps pct_copy_ceiling)
+    list(APPEND want "GBps|10|20000" "pct_copy_ceiling|5|110" "max_rel_error|0|0.01")
   elseif(name MATCHES "^svd")
-    list(APPEND want recon_error ortho_error)
+    list(APPEND want "recon_error|0|0.002" "ortho_error|0|0.002" "sigma_error|0|0.002")
   endif()
-  foreach(counter IN LISTS want)
+  foreach(entry IN LISTS want)
+    string(REPLACE "|" ";" entry "${entry}")
+    list(GET entry 0 counter)
+    list(GET entry 1 lowest)
+    list(GET entry 2 highest)
     string(JSON value ERROR_VARIABLE missing GET "${json}" benchmarks ${i} ${counter})
     if(missing)
       message(FATAL_ERROR "${name} has no counter ${counter}")
+    endif()
+    if(NOT value GREATER_EQUAL lowest OR NOT value LESS_EQUAL highest)
+      message(FATAL_ERROR "${name}: ${counter} = ${value}, outside [${lowest}, ${highest}]")
     endif()
   endforeach()
   message(STATUS "${name}: ok on ${gpu}")

@@ -564,9 +564,9 @@ class ExitPath(unittest.TestCase):
 class TorchReference(unittest.TestCase):
     def test_names_match_cubench_or_it_says_why_not(self):
         r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^gemm/bf16/4096/")
-        if r.returncode == 2:  # no PyTorch for this python (CI): one clear line
+        if r.returncode == 2:  # no PyTorch for this python (CI): one clear line, and a skip
             assert_one_line_error(self, r, "^tools/torch_reference.py: PyTorch is not installed")
-            return
+            self.skipTest("PyTorch is not installed for this python: the names are checked where it is")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.split(), ["gemm/bf16/4096/4096/4096/manual_time"])
 
