@@ -6,7 +6,8 @@
 // gemm takes the heuristic's first algorithm; gemm_autotune times its top 8 during set-up and
 // keeps the fastest. Model: 2mnk FLOPs. Check: every element of C, poisoned before the checked
 // run, against an fp64 product of the same stored inputs (cuBLAS DGEMM), each within
-// gemm_bound() below; the worst element's error over its bound is the `max_error_ratio` counter.
+// gemm_bound() (fixtures/validate.h); the worst element's error over its bound is the
+// `max_error_ratio` counter.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 
@@ -56,27 +57,6 @@ LtTypes lt_types(DType t) {
     default:
       throw Error("gemm: no cuBLASLt mapping for dtype " + std::string(dtype_name(t)));
   }
-}
-
-// How far an element of C may be from the fp64 reference: rel |c| + scale sum_k |a||b|, the
-// componentwise bound of a dot product (Higham, Accuracy and Stability, 3.1). Terms: rounding
-// the output to its type (unit roundoff u_out); rounding the inputs to the math type (tf32 only:
-// both factors, 2 u_in); fp32 accumulation of k products in any order, (k + 1) 2^-24; and for fp8,
-// Hopper's tensor cores, which accumulate fp8 products with about 14 bits before cuBLASLt adds
-// them into fp32 (DeepSeek-V3's report), 2^-8 more. Worst cases, so a right answer never trips
-// them; an element off by 10% of a typical |c| does at k = 1024 (methodology.md).
-struct GemmBound {
-  double rel, scale;
-};
-
-GemmBound gemm_bound(DType t, int k) {
-  const double u32 = std::ldexp(1.0, -24);
-  const double u_out = t == DType::fp32 || t == DType::tf32 ? u32
-                       : t == DType::fp16                   ? std::ldexp(1.0, -11)
-                                                            : std::ldexp(1.0, -8);  // bf16 out
-  const double u_in = t == DType::tf32 ? std::ldexp(1.0, -11) : 0;
-  const double fp8_accumulation = t == DType::fp8_e4m3 ? std::ldexp(1.0, -8) : 0;
-  return {u_out, 2 * u_in + (k + 1) * u32 + fp8_accumulation};
 }
 
 class Gemm final : public BenchmarkCase {

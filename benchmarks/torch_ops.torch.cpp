@@ -4,9 +4,12 @@
 //   torch/sigmoid/<dtype>/<n>: torch::sigmoid_out (fp32, fp16, bf16); n read + n written
 //   torch/svd/<dtype>/<n>: torch::linalg_svd (fp32, fp64), reduced
 // cpu/torch/...: the same on the CPU at small sizes (gemm 512, sigmoid 1M, svd 256).
-// Check, once per configuration: gemm against a float64 product of the same inputs on 64 rows
-// (relative L2 error within the dtype's tolerance); sigmoid against float64 sigmoid (max
-// relative error); svd's residual ||A - U S V^T|| / ||A|| under 30 n eps.
+// Check, once per configuration: gemm, every element against a float64 product of the same
+// inputs within gemm_bound() (fixtures/validate.h: the same bound as gemm/); sigmoid, every
+// element against float64 sigmoid (max relative error within the dtype's tolerance); svd, the
+// residual ||A - U S V^T|| / ||A||, orthogonality of U and V and the singular values against
+// float64's (max |s - s_ref| / s_max), each under 30 n eps, as svd/ does.
+#include <cmath>
 #include <limits>
 #include <random>
 #include <string>
@@ -17,6 +20,7 @@
 #include "fixtures/models.h"
 #include "fixtures/registry.h"
 #include "fixtures/torch/torch_support.h"
+#include "fixtures/validate.h"
 
 namespace cubench {
 namespace {
@@ -66,15 +70,22 @@ class TorchOp {
   void validate() {
     torch::NoGradGuard no_grad;
     run();
+    if (fault_armed_) plant_fault_now();
     std::string what = std::string("torch ") + op_name(op_) + " " + std::string(dtype_name(t_)) +
                        " n=" + std::to_string(n_);
     if (op_ == Op::gemm) {
-      auto rows = a_.narrow(0, 0, std::min<int64_t>(64, n_)).to(torch::kDouble);
-      auto want = torch::mm(rows, b_.to(torch::kDouble));
-      auto got = out_.narrow(0, 0, rows.size(0)).to(torch::kDouble);
-      double err = ((got - want).norm() / want.norm()).item<double>();
-      if (!(err <= dtype_tolerance(t_)))
-        throw ValidationError(what + ": relative L2 error " + std::to_string(err));
+      auto a = a_.to(torch::kDouble), b = b_.to(torch::kDouble);
+      auto want = torch::mm(a, b);
+      auto scale = torch::mm(a.abs(), b.abs());
+      const GemmBound bound = gemm_bound(t_, static_cast<int>(n_));
+      auto got = out_.to(torch::kDouble);
+      auto ratio = (got - want).abs() / (bound.rel * want.abs() + bound.scale * scale);
+      if (!torch::isfinite(got).all().item<bool>())
+        throw ValidationError(what + ": NaN/inf in the product");
+      const double worst = ratio.max().item<double>();
+      if (!(worst <= 1))
+        throw ValidationError(what + ": an element is " + std::to_string(worst) +
+                              " times its bound from the float64 product");
     } else if (op_ == Op::sigmoid) {
       auto want = torch::sigmoid(a_.to(torch::kDouble));
       double err = ((out_.to(torch::kDouble) - want).abs() / want.abs()).max().item<double>();
@@ -83,14 +94,33 @@ class TorchOp {
     } else {
       auto [u, s, vh] = svd_;
       auto a = a_.to(torch::kDouble);
-      auto recon = torch::mm(u.to(torch::kDouble) * s.to(torch::kDouble).unsqueeze(0),
-                             vh.to(torch::kDouble));
-      double err = ((a - recon).norm() / a.norm()).item<double>();
+      auto ud = u.to(torch::kDouble), sd = s.to(torch::kDouble), vd = vh.to(torch::kDouble);
+      auto recon = torch::mm(ud * sd.unsqueeze(0), vd);
+      auto eye = torch::eye(n_, a.options());
+      const double root_n = std::sqrt(double(n_));
+      const double errors[] = {
+          ((a - recon).norm() / a.norm()).item<double>(),
+          (torch::mm(ud.t(), ud) - eye).norm().item<double>() / root_n,
+          (torch::mm(vd, vd.t()) - eye).norm().item<double>() / root_n,
+          ((sd - torch::linalg_svdvals(a)).abs().max() / sd.max()).item<double>()};
+      const char* names[] = {"reconstruction", "orthogonality of U", "orthogonality of V",
+                             "singular values against float64's"};
       double eps = t_ == DType::fp64 ? std::numeric_limits<double>::epsilon()
                                      : std::numeric_limits<float>::epsilon();
-      if (!(err <= 30 * n_ * eps))
-        throw ValidationError(what + ": reconstruction error " + std::to_string(err));
+      for (int i = 0; i < 4; ++i)
+        if (!(errors[i] <= 30 * n_ * eps))
+          throw ValidationError(what + ": " + names[i] + " error " + std::to_string(errors[i]) +
+                                " exceeds " + std::to_string(30 * n_ * eps));
     }
+  }
+
+  // Tests only: the next validate() meets one element 10% off (gemm, sigmoid: 5%) or the middle
+  // singular value 1% off.
+  std::string arm_fault() {
+    fault_armed_ = true;
+    return op_ == Op::gemm      ? "the product's element (0, 0) 10% off"
+           : op_ == Op::sigmoid ? "output element n/2 5% off"
+                                : "the middle singular value 1% off";
   }
 
   Work work() const {
@@ -104,8 +134,18 @@ class TorchOp {
   Op op_;
   DType t_;
   int64_t n_;
+  void plant_fault_now() {
+    if (op_ == Op::gemm)
+      out_[0][0].mul_(1.1);
+    else if (op_ == Op::sigmoid)
+      out_[n_ / 2].mul_(1.05);
+    else
+      std::get<1>(svd_)[n_ / 2].mul_(1.01);
+  }
+
   torch::Tensor a_, b_, out_;
   std::tuple<torch::Tensor, torch::Tensor, torch::Tensor> svd_;
+  bool fault_armed_ = false;
 };
 
 class CpuTorchOp final : public CpuCase {
@@ -117,6 +157,7 @@ class CpuTorchOp final : public CpuCase {
   }
   void run() override { impl_->run(); }
   void validate() override { impl_->validate(); }
+  std::string plant_fault() override { return impl_->arm_fault(); }
   Work work() const override { return impl_->work(); }
   std::string label() const override {
     return "LibTorch " + torch_compat::version() + " on the CPU";
@@ -148,6 +189,7 @@ class GpuTorchOp final : public BenchmarkCase {
     auto guard = stream_.use();
     impl_->validate();
   }
+  std::string plant_fault(GpuEnv&) override { return impl_->arm_fault(); }
   Work work() const override { return impl_->work(); }
   std::string label() const override { return "LibTorch " + torch_compat::version(); }
 
