@@ -11,10 +11,32 @@
 // when the peaks restarted, time per forward. An out-of-memory batch is a skipped
 // benchmark saying how much it asked for; the run goes on.
 // cpu/transformer_fwd/<mode>/<attention>/2/16: the same model on the CPU with 16-token sequences.
-// Check: in eval mode (dropout off) the output on the first two sequences matches a float64 copy
-// of the module (its own attention) on the same input (relative L2 error under 1e-4, TF32 off).
+// Check, on the first two sequences, against a float64 copy of the module (its own attention),
+// the model under test on its own attention path in fp32, TF32 off, both in eval mode: dropout
+// off, since its masks cannot be reproduced in the reference (so train mode's check is of the
+// same function without dropout, and its label says so).
+// - the output: relative L2 error under 1e-4 (measured on the CPU: 7-8e-7);
+// - train mode, the backward too: loss = mean(output * r), r fixed random numbers (the plain mean
+//   of a LayerNorm with unit scale is a constant, so every other gradient would be zero), then
+//   EVERY parameter's gradient: relative L2 error ||g - g_ref|| / ||g_ref|| under 1e-2 per
+//   tensor (a zero reference: ||g|| under 1e-2 x the largest reference gradient's norm), and no
+//   NaN/inf in the loss or any gradient. Why 1e-2, measured on the CPU (LibTorch 1.13, fp32
+//   against float64): the worst parameter is at 1.1-1.3e-6 with 2 x 16 tokens in 17 seeds of 18,
+//   but at 1.4e-3 in the 18th, and at 3.0e-4 (2 x 128) and 7.2e-4 (2 x 512, the GPU rows' slice)
+//   for one seed each. Rounding is not what sets it: a pre-activation within rounding of zero
+//   falls on the other side of a ReLU in fp32, and that (token, unit) drops out of or into
+//   linear1's weight and bias gradients (their errors are equal, 3.05e-4 both at 2 x 128); the
+//   same float64 model on an input perturbed by 6e-8 moved no gradient by more than 7e-8. 1e-2
+//   is 7x the worst seen; precision (TF32 left on) is the forward check's to catch, and a
+//   negated, zeroed, halved or missing gradient is off by 0.5 to 2.
+// Counters forward_rel_error and (train) max_grad_rel_error. The checked gradients are dropped
+// after the check (set to none), so the timed runs and their peaks start without them.
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "benchmarks/models/transformer_sdpa.h"
@@ -32,6 +54,11 @@ namespace cubench {
 namespace {
 
 constexpr int64_t kModel = 512, kHeads = 8, kLayers = 6, kFeedForward = 2048;
+// The check's bounds (see the header): the forward's relative L2 error, and each parameter's
+// gradient's.
+constexpr double kForwardTolerance = 1e-4, kGradientTolerance = 1e-2;
+// The parameter whose gradient the planted fault negates.
+constexpr const char* kFaultParameter = "decoder.layers.0.linear1.weight";
 
 enum class Attention { module, sdpa };
 const char* attention_name(Attention a) { return a == Attention::module ? "module" : "sdpa"; }
@@ -64,20 +91,60 @@ struct TransformerRun {
     }
   }
 
+  // The checks' own test: the next validate() sees a fault, as a real bug would leave it. Train
+  // mode: the gradient of kFaultParameter negated after the checked backward; inference: one
+  // element of the checked forward's output (the largest in magnitude of its first 256) 10% off.
+  std::string plant_fault() {
+    fault_armed_ = true;
+    return train_ ? std::string("the gradient of ") + kFaultParameter +
+                        " negated after the checked backward"
+                  : "the largest of the checked output's first 256 elements made 10% larger";
+  }
+
   void validate() {
-    torch::NoGradGuard no_grad;
-    model_->eval();
+    const bool fault = std::exchange(fault_armed_, false);
+    torch::AutoGradMode grad_mode(train_);  // inference: no graph
+    model_->eval();                         // dropout off: its masks cannot be reproduced
+    model_->zero_grad(/*set_to_none=*/true);
     auto slice = input_.narrow(1, 0, std::min<int64_t>(2, input_.size(1))).contiguous();
-    torch::Tensor got = apply(slice, slice).to(torch::kDouble);
-    torch::nn::Transformer reference =
-        std::dynamic_pointer_cast<torch::nn::TransformerImpl>(model_->clone());
-    reference->to(torch::kDouble);
+    auto slice64 = slice.to(torch::kDouble);
+    torch::nn::Transformer reference{nullptr};
+    {
+      torch::NoGradGuard no_grad;
+      reference = std::dynamic_pointer_cast<torch::nn::TransformerImpl>(model_->clone());
+      reference->to(torch::kDouble);
+    }
     reference->eval();
-    torch::Tensor want = reference->forward(slice.to(torch::kDouble), slice.to(torch::kDouble));
-    double err = ((got - want).norm() / want.norm()).item<double>();
-    if (!(err <= 1e-4))
+    torch::Tensor got = apply(slice, slice);
+    torch::Tensor want = reference->forward(slice64, slice64);
+
+    torch::Tensor got64 = got.detach().to(torch::kDouble);
+    if (fault && !train_) {
+      auto flat = got64.view(-1);
+      const int64_t at =
+          flat.narrow(0, 0, std::min<int64_t>(256, flat.numel())).abs().argmax().item<int64_t>();
+      flat[at].mul_(1.1);
+    }
+    forward_error_ = ((got64 - want.detach()).norm() / want.detach().norm()).item<double>();
+    if (!(forward_error_ <= kForwardTolerance))
       throw ValidationError("transformer output differs from a float64 copy: relative L2 error " +
-                            std::to_string(err));
+                            std::to_string(forward_error_) + " (tolerance " +
+                            std::to_string(kForwardTolerance) + ")");
+    if (train_) check_gradients(got, want, *reference, fault);
+  }
+
+  // What the check covers, for the label.
+  std::string check_label() const {
+    return train_ ? "train: forward and every gradient checked against float64 with dropout off"
+                  : "forward checked against float64";
+  }
+
+  // The check's errors, as counters: the forward's relative L2 error, and (train) the largest
+  // parameter gradient's.
+  std::map<std::string, double> check_counters() const {
+    std::map<std::string, double> c = {{"forward_rel_error", forward_error_}};
+    if (train_) c["max_grad_rel_error"] = gradient_error_;
+    return c;
   }
 
   double model_bytes() const {
@@ -90,6 +157,69 @@ struct TransformerRun {
   Attention attention_;
   torch::nn::Transformer model_;
   torch::Tensor input_;
+  bool fault_armed_ = false;
+  double forward_error_ = 0, gradient_error_ = 0;
+
+ private:
+  // Backward of one loss through both models, then every parameter's gradient against the
+  // float64 copy's. The loss weights the output with fixed random numbers: the output's plain
+  // mean is the mean of a LayerNorm with its initial unit scale, a constant, so every gradient
+  // but the last norm's would be zero (measured: 1e-17 in float64, rounding noise in fp32).
+  void check_gradients(const torch::Tensor& got, const torch::Tensor& want,
+                       torch::nn::TransformerImpl& reference, bool fault) {
+    auto weights = torch::randn(want.sizes(), want.options().requires_grad(false));
+    torch::Tensor loss = (got * weights.to(got.scalar_type())).mean();
+    loss.backward();
+    (want * weights).mean().backward();
+    auto params = model_->named_parameters();
+    if (fault) params[kFaultParameter].mutable_grad().neg_();
+    const auto ref_params = reference.named_parameters();
+
+    std::string failure;
+    if (!std::isfinite(loss.item<double>()))
+      failure = "the loss is " + std::to_string(loss.item<double>());
+    // Per parameter: ||g - g_ref|| and ||g_ref||; a zero reference is held to an absolute bound,
+    // the tolerance times the largest reference gradient's norm.
+    std::vector<std::pair<double, double>> norms;
+    double largest = 0;
+    for (std::size_t i = 0; i < params.size() && failure.empty(); ++i) {
+      const std::string& name = params[i].key();
+      const torch::Tensor& g = params[i].value().grad();
+      const torch::Tensor& g_ref = ref_params[i].value().grad();
+      if (!g.defined() || !g_ref.defined()) {
+        failure = name + " has no gradient";
+      } else if (!torch::isfinite(g).all().item<bool>()) {
+        failure = name + "'s gradient is not finite";
+      } else {
+        norms.emplace_back((g.to(torch::kDouble) - g_ref).norm().item<double>(),
+                           g_ref.norm().item<double>());
+        largest = std::max(largest, norms.back().second);
+      }
+    }
+    gradient_error_ = 0;
+    std::size_t worst = 0;
+    double worst_ratio = 0;
+    for (std::size_t i = 0; i < norms.size(); ++i) {
+      const auto [diff, ref] = norms[i];
+      const double bound = kGradientTolerance * (ref > 0 ? ref : largest);
+      double ratio = diff == 0 ? 0 : diff / bound;  // bound 0: inf
+      if (std::isnan(ratio)) ratio = std::numeric_limits<double>::infinity();
+      if (ref > 0) gradient_error_ = std::max(gradient_error_, diff / ref);
+      if (!(ratio <= worst_ratio)) worst = i, worst_ratio = ratio;
+    }
+    model_->zero_grad(/*set_to_none=*/true);  // the timed runs start without them
+    if (failure.empty() && !(worst_ratio <= 1)) {
+      const auto [diff, ref] = norms[worst];
+      failure = params[worst].key() + "'s gradient is off by " +
+                (ref > 0 ? "a relative L2 error of " + std::to_string(diff / ref)
+                         : std::to_string(diff) + " where the reference is zero") +
+                " (tolerance " + std::to_string(kGradientTolerance) +
+                (ref > 0 ? ")" : " x the largest gradient's norm)");
+    }
+    if (!failure.empty())
+      throw ValidationError("transformer backward (dropout off) differs from a float64 copy's: " +
+                            failure);
+  }
 };
 
 class CpuTransformer final : public CpuCase {
@@ -102,10 +232,14 @@ class CpuTransformer final : public CpuCase {
   }
   void run() override { run_->forward(); }
   void validate() override { run_->validate(); }
+  std::string plant_fault() override { return run_->plant_fault(); }
   Work work() const override { return {}; }
   std::map<std::string, double> counters(double) const override {
-    return {{"model_bytes", run_->model_bytes()}};
+    auto c = run_->check_counters();
+    c["model_bytes"] = run_->model_bytes();
+    return c;
   }
+  std::string label() const override { return run_->check_label(); }
 
  private:
   bool train_;
@@ -147,10 +281,13 @@ class GpuTransformer final : public BenchmarkCase {
     allocated_at_start_ = reset_torch_memory_peaks(device_, LibraryWorkspaces::release);
   }
 
+  std::string plant_fault(GpuEnv&) override { return run_->plant_fault(); }
+
   Work work() const override { return {}; }
 
   std::map<std::string, double> counters(double) const override {
     auto c = torch_memory_counters(device_);
+    for (const auto& [name, value] : run_->check_counters()) c[name] = value;
     c["model_bytes"] = run_->model_bytes();
     c["allocated_at_start_bytes"] = allocated_at_start_;
     return c;
@@ -158,7 +295,8 @@ class GpuTransformer final : public BenchmarkCase {
 
   std::string label() const override {
     return "LibTorch " + torch_compat::version() + ", nn::Transformer, " +
-           (attention_ == Attention::sdpa ? "scaled_dot_product_attention" : "its own attention");
+           (attention_ == Attention::sdpa ? "scaled_dot_product_attention" : "its own attention") +
+           "; " + run_->check_label();
   }
 
  private:

@@ -12,6 +12,7 @@
 #include "benchmarks/models/resnet50.h"
 #include "benchmarks/models/transformer_sdpa.h"
 #include "fixtures/check.h"
+#include "fixtures/compat/torch_compat.h"
 #include "fixtures/cpu_runner.h"
 #include "fixtures/registry.h"
 #include "fixtures/torch/foreach_sgd.h"
@@ -247,6 +248,38 @@ TEST(TransformerGpu, PeaksStartFromTheCasesOwnModelAndInput) {
 }
 #endif
 
+// The Transformer's check, on the CPU families (train and inference; module, and sdpa on 2.x):
+// it accepts a run as it is and rejects one with a fault planted (train: one parameter's gradient
+// negated; inference: one output element 10% off).
+TEST(Transformer, CheckAcceptsARunAndRejectsAPlantedFault) {
+  int families = 0;
+  for (const CpuSpec& s : registered_cpu_cases()) {
+    if (s.name.rfind("cpu/transformer_fwd/", 0) != 0) continue;
+    SCOPED_TRACE(s.name);
+    ++families;
+    auto c = s.make();
+    c->setup();
+    c->run();
+    EXPECT_NO_THROW(c->validate());
+    for (const auto& [name, value] : c->counters(1.0))
+      if (name != "model_bytes")
+        std::cout << "[ ERRORS ] " << s.name << " " << name << " " << value << "\n";
+    c->run();
+    const std::string fault = c->plant_fault();
+    ASSERT_FALSE(fault.empty());
+    try {
+      c->validate();
+      ADD_FAILURE() << "the check accepted a planted fault: " << fault;
+    } catch (const ValidationError& e) {
+      std::cout << "[ CAUGHT ] " << s.name << ": " << fault << " -> " << e.what() << "\n";
+    }
+    // The fault is spent: the next check accepts again.
+    c->run();
+    EXPECT_NO_THROW(c->validate());
+  }
+  EXPECT_EQ(families, torch_compat::kHasSdpa ? 4 : 2);
+}
+
 // Every CPU family at its smallest size: set-up, a run and the validation pass.
 TEST(CpuFixtures, EveryFamilyValidates) {
   std::map<std::string, const CpuSpec*> smallest;
@@ -284,9 +317,7 @@ TEST(CpuFixtures, EveryFamilysCheckRejectsAPlantedFault) {
     ASSERT_NO_THROW(c->validate());
     const std::string fault = c->plant_fault();
     if (fault.empty()) {
-      // The Transformer's whole check (backward included) is still to come.
-      if (family.rfind("cpu/transformer_fwd", 0) != 0)
-        ADD_FAILURE() << family << " plants no fault (plant_fault)";
+      ADD_FAILURE() << family << " plants no fault (plant_fault)";
       continue;
     }
     try {
@@ -298,7 +329,7 @@ TEST(CpuFixtures, EveryFamilysCheckRejectsAPlantedFault) {
                 << std::string(e.what()).substr(0, 160) << "\n";
     }
   }
-  EXPECT_GE(caught, 4);  // resnet50_train and the three operations
+  EXPECT_GE(caught, 6);  // resnet50_train, the three operations, the Transformer's modes
 }
 
 }  // namespace
