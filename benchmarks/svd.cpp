@@ -6,8 +6,9 @@
 // The input is restored from a pristine copy before every sample, outside the timed region.
 // Check (in double on the device, with cuBLAS and fp64 gesvd): relative reconstruction error
 // ||A - U S V^T||_F / ||A||_F, orthogonality ||U^T U - I||_F / sqrt(n) (and V's), and the
-// singular values against fp64 gesvd's, max |s - s_ref| / s_ref_max, all within 30 n eps of the
-// dtype (LAPACK's test threshold); the values sorted and non-negative; cuSOLVER's info == 0.
+// singular values against fp64 gesvd's, max |s - s_ref| / s_ref_max, all within c n eps of the
+// dtype with c from each algorithm's measured accuracy (tolerance() below); the values sorted
+// and non-negative; cuSOLVER's info == 0.
 // All three are reported as counters, and in the message of a row that fails.
 // gesvdp in fp32 misses that bound for many inputs (measured on the H200 over 8 seeds: at
 // n = 1024, 2048, 4096 in 2, 5 and 8 of them, with every singular value near one value and a
@@ -217,12 +218,20 @@ class Svd final : public BenchmarkCase {
   }
 
  private:
-  // LAPACK's own test drivers (xDRVBD) accept an SVD whose residual and orthogonality ratios
-  // ||.|| / (n eps) stay under 30; we use the same bound.
+  // The bound on each accuracy figure, c n eps, with c from what each algorithm reached on the
+  // H200 (docs/results/h200/svd-accuracy.md: 512-4096, seeds 1-3, gesvdp 1-8; the worst of
+  // reconstruction, orthogonality and singular values, over n eps): gesvd 0.14, gesvdj 4.4,
+  // gesvdp fp64 0.04. c is four times that, so a right result passes and one an algorithm does
+  // not give fails; never above LAPACK's test-driver bound of 30 (xDRVBD), which gesvdp fp32
+  // keeps: its right results reached 22 n eps, its wrong ones are reported as inaccurate here.
   double tolerance() const {
-    return 30 * n_ *
-           (t_ == DType::fp64 ? std::numeric_limits<double>::epsilon()
-                              : std::numeric_limits<float>::epsilon());
+    const double eps = t_ == DType::fp64 ? std::numeric_limits<double>::epsilon()
+                                         : std::numeric_limits<float>::epsilon();
+    double c = 30;
+    if (algo_ == SvdAlgo::gesvd) c = 0.6;
+    if (algo_ == SvdAlgo::gesvdj) c = 18;
+    if (algo_ == SvdAlgo::gesvdp && t_ == DType::fp64) c = 0.16;
+    return c * n_ * eps;
   }
 
   std::string accuracy_summary() const {
