@@ -15,11 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/check_nccl.h"
-#include "fixtures/models.h"
-#include "fixtures/options.h"
-#include "fixtures/registry.h"
-#include "fixtures/world.h"
+#include "fixtures/cubench_nccl.h"
 #include "kernels/fill.h"
 #include "kernels/reference.h"
 
@@ -100,7 +96,7 @@ class AllReduce final : public BenchmarkCase {
     if (go_) cudaEventDestroy(go_);
   }
 
-  void setup(GpuEnv& env) override {
+  void setup(Env& env) override {
     world_ = &NcclWorld::get(env.device());
     count_ = bytes_ / dtype_bytes(t_);
     // Every rank must regenerate every rank's input for the check: one seed for the run.
@@ -127,7 +123,7 @@ class AllReduce final : public BenchmarkCase {
     env.synchronize_all();
   }
 
-  void run(GpuEnv& env) override {
+  void run(Env& env) override {
     cudaStream_t timed = env.stream();
     CUBENCH_CUDA(cudaEventRecord(go_, timed));
     for (int r = 1; r < world_->local_count(); ++r)
@@ -146,7 +142,7 @@ class AllReduce final : public BenchmarkCase {
     }
   }
 
-  void validate(GpuEnv& env) override {
+  void validate(Env& env) override {
     env.synchronize_all();
     double worst = 0;
     for (int r = 0; r < world_->local_count(); ++r) {
@@ -173,7 +169,7 @@ class AllReduce final : public BenchmarkCase {
   }
 
   // One element of the first local GPU's result off by 0.5 (the inputs are in [-1, 1]).
-  std::string plant_fault(GpuEnv& env) override {
+  std::string plant_fault(Env& env) override {
     void* out = in_place_ ? send_[0].get() : recv_[0].get();
     CUBENCH_CUDA(cudaSetDevice(world_->device(0)));
     perturb_element(t_, out, count_ / 2, 1, 0.5, env.stream_on(world_->device(0)));
@@ -215,19 +211,25 @@ class AllReduce final : public BenchmarkCase {
 };
 
 void register_allreduce() {
-  std::vector<std::size_t> sizes;
-  for (std::size_t b = 8; b <= (std::size_t{512} << 20); b *= 4) sizes.push_back(b);
-  sizes.push_back(std::size_t{1} << 30);
-  for (DType t : {DType::fp32, DType::fp16, DType::bf16})
-    for (std::size_t b : sizes)
-      for (bool in_place : {false, true}) {
-        Spec spec;
-        spec.name = "allreduce/" + std::string(dtype_name(t)) + "/" + std::to_string(b) +
-                    (in_place ? "/inplace" : "/outofplace");
-        spec.make = [=] { return std::make_unique<AllReduce>(t, b, in_place); };
-        spec.size = double(b);
-        register_case(spec);
-      }
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t b = 8; b <= (std::int64_t{512} << 20); b *= 4) sizes.push_back(b);
+  sizes.push_back(std::int64_t{1} << 30);
+  Family("allreduce", "ncclAllReduce (sum) over the run's GPUs, as nccl-tests times it")
+      .axis(dtype_axis({DType::fp32, DType::fp16, DType::bf16}))
+      .axis(pow2_axis("bytes", sizes))
+      .axis(string_axis("placement", {"outofplace", "inplace"}))
+      .counter({"algbw_GBps", "GB/s", Better::higher, "bytes / time (nccl-tests' algbw)"})
+      .counter({"busbw_GBps", "GB/s", Better::higher,
+                "algbw * 2(n-1)/n (nccl-tests' busbw); 0 on one GPU"})
+      .counter({"gpus", "", Better::none, "GPUs taking part"})
+      .main_counter("busbw_GBps")
+      .size_axis("bytes")
+      .size([](const Point& p) { return double(p.get_int("bytes")); })
+      .make([](const Point& p) {
+        return std::make_unique<AllReduce>(p.get_dtype(), std::size_t(p.get_int("bytes")),
+                                           p.get_bool("placement", "inplace"));
+      })
+      .add();
 }
 CUBENCH_REGISTER(register_allreduce);
 

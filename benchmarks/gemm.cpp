@@ -18,11 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/check.h"
-#include "fixtures/models.h"
-#include "fixtures/registry.h"
-#include "fixtures/stats.h"
-#include "fixtures/validate.h"
+#include "fixtures/cubench.h"
 #include "kernels/fill.h"
 #include "kernels/reference.h"
 
@@ -71,7 +67,7 @@ class Gemm final : public BenchmarkCase {
     if (handle_) cublasLtDestroy(handle_);
   }
 
-  void setup(GpuEnv& env) override {
+  void setup(Env& env) override {
     const DeviceInfo& d = env.info();
     if (t_ == DType::fp8_e4m3 && d.cc_major * 10 + d.cc_minor < 89)
       throw Error("fp8 GEMM needs compute capability 8.9 or newer (Ada, Hopper); this GPU is " +
@@ -113,13 +109,13 @@ class Gemm final : public BenchmarkCase {
     CUBENCH_CUDA(cudaMemsetAsync(c_.get(), 0xff, c_.bytes(), env.stream()));
   }
 
-  void run(GpuEnv& env) override { matmul(env.stream(), algo_); }
+  void run(Env& env) override { matmul(env.stream(), algo_); }
 
-  void validate(GpuEnv& env) override { check_every_element(env); }
+  void validate(Env& env) override { check_every_element(env); }
 
   // One element of C 10% off: the largest in magnitude of C's first 256 (a typical size, where
   // a relative error shows against the bound).
-  std::string plant_fault(GpuEnv& env) override {
+  std::string plant_fault(Env& env) override {
     cudaStream_t s = env.stream();
     const std::size_t look = std::min<std::size_t>(256, std::size_t(s_.m) * s_.n);
     DeviceBuffer head = env.alloc(look * sizeof(double));
@@ -139,7 +135,7 @@ class Gemm final : public BenchmarkCase {
 
   // Every element of C against C = A^T B in fp64 (cuBLAS's DGEMM on the same stored inputs,
   // converted exactly), within gemm_bound() of it.
-  void check_every_element(GpuEnv& env) {
+  void check_every_element(Env& env) {
     cudaStream_t s = env.stream();
     const std::size_t a_elems = std::size_t(s_.k) * s_.m, b_elems = std::size_t(s_.k) * s_.n;
     const std::size_t c_elems = std::size_t(s_.m) * s_.n;
@@ -204,7 +200,7 @@ class Gemm final : public BenchmarkCase {
            std::to_string(s_.n) + "x" + std::to_string(s_.k);
   }
 
-  void fill_inputs(GpuEnv& env) {
+  void fill_inputs(Env& env) {
     fill_uniform(t_, a_.get(), std::size_t(s_.k) * s_.m, env.fresh_seed(), -1.f, 1.f, env.stream());
     fill_uniform(t_, b_.get(), std::size_t(s_.k) * s_.n, env.fresh_seed(), -1.f, 1.f, env.stream());
     CUBENCH_CUDA_LAUNCHED();
@@ -219,35 +215,22 @@ class Gemm final : public BenchmarkCase {
 
   // Times each candidate (3 warm-up runs, then the median of 10) and keeps the fastest. Part of
   // set-up, so autotuning never lands in a sample.
-  void autotune(GpuEnv& env, const std::vector<cublasLtMatmulHeuristicResult_t>& found) {
-    cudaEvent_t start, stop;
-    CUBENCH_CUDA(cudaEventCreate(&start));
-    CUBENCH_CUDA(cudaEventCreate(&stop));
+  void autotune(Env& env, const std::vector<cublasLtMatmulHeuristicResult_t>& found) {
     double best = 0, first = 0;
     for (std::size_t i = 0; i < found.size(); ++i) {
-      std::vector<double> times;
+      double t = 0;
       try {
-        for (int r = 0; r < 13; ++r) {
-          CUBENCH_CUDA(cudaEventRecord(start, env.stream()));
-          matmul(env.stream(), found[i].algo);
-          CUBENCH_CUDA(cudaEventRecord(stop, env.stream()));
-          CUBENCH_CUDA(cudaEventSynchronize(stop));
-          float ms = 0;
-          CUBENCH_CUDA(cudaEventElapsedTime(&ms, start, stop));
-          if (r >= 3) times.push_back(ms);
-        }
+        t = median_seconds_on_stream(
+            env.stream(), [&] { matmul(env.stream(), found[i].algo); }, 3, 10);
       } catch (const Error&) {
         continue;  // a candidate the heuristic offered but that will not run here
       }
-      double t = median(times);
       if (i == 0) first = t;
       if (best == 0 || t < best) {
         best = t;
         chosen_ = static_cast<int>(i);
       }
     }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
     speedup_ = best > 0 && first > 0 ? first / best : 1;
   }
 
@@ -275,24 +258,34 @@ class Gemm final : public BenchmarkCase {
 
 void register_gemm() {
   const DType dtypes[] = {DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8_e4m3};
-  std::vector<Shape> shapes;
-  for (int n : {1024, 2048, 4096, 8192, 16384}) shapes.push_back({n, n, n});
-  // Transformer-shaped (8192 tokens, hidden 4096, LLaMA-7B): fused QKV, MLP up, MLP down.
-  shapes.push_back({8192, 12288, 4096});
-  shapes.push_back({8192, 11008, 4096});
-  shapes.push_back({8192, 4096, 11008});
+  // Square sizes, then Transformer-shaped (8192 tokens, hidden 4096, LLaMA-7B): fused QKV, MLP
+  // up, MLP down.
+  const std::vector<std::int64_t> m = {1024, 2048, 4096, 8192, 16384, 8192, 8192, 8192};
+  const std::vector<std::int64_t> n = {1024, 2048, 4096, 8192, 16384, 12288, 11008, 4096};
+  const std::vector<std::int64_t> k = {1024, 2048, 4096, 8192, 16384, 4096, 4096, 11008};
   for (bool autotune : {false, true})
-    for (DType t : dtypes)
-      for (Shape s : shapes) {
-        Spec spec;
-        spec.name = std::string(autotune ? "gemm_autotune/" : "gemm/") +
-                    std::string(dtype_name(t)) + "/" + std::to_string(s.m) + "/" +
-                    std::to_string(s.n) + "/" + std::to_string(s.k);
-        spec.make = [=] { return std::make_unique<Gemm>(t, s, autotune); };
-        spec.size = model::gemm_flops(s.m, s.n, s.k);
-        spec.queue_behind_blocking_kernel = true;  // run() only launches
-        register_case(spec);
-      }
+    Family(autotune ? "gemm_autotune" : "gemm",
+           autotune ? "C = A^T B through cuBLASLt, the fastest of the heuristic's top 8"
+                    : "C = A^T B through cuBLASLt, the heuristic's first algorithm")
+        .axis(dtype_axis({dtypes, dtypes + 5}))
+        .axis(int_axis("m", m))
+        .axis(int_axis("n", n))
+        .axis(int_axis("k", k))
+        .zip({"m", "n", "k"})
+        .counter({"rel_error", "", Better::lower, "RMS error of C against the fp64 product"})
+        .counter({"max_error_ratio", "", Better::lower,
+                  "worst element's error over its bound (gemm_bound); above 1 fails the check"})
+        .main_counter("TFLOPS")
+        .size_axis("m")
+        .sampling(Sampling::launches_only())
+        .size([](const Point& p) {
+          return model::gemm_flops(p.get_int("m"), p.get_int("n"), p.get_int("k"));
+        })
+        .make([autotune](const Point& p) {
+          Shape s{int(p.get_int("m")), int(p.get_int("n")), int(p.get_int("k"))};
+          return std::make_unique<Gemm>(p.get_dtype(), s, autotune);
+        })
+        .add();
 }
 CUBENCH_REGISTER(register_gemm);
 

@@ -1,8 +1,7 @@
 // launch/empty: an empty one-thread kernel, launched back to back, 1000 per timed sample: the
 // harness's own floor, what one launch costs the stream. Check: launches report no error and the
 // stream completes.
-#include "fixtures/check.h"
-#include "fixtures/registry.h"
+#include "fixtures/cubench.h"
 #include "kernels/empty.h"
 
 namespace cubench {
@@ -10,9 +9,9 @@ namespace {
 
 class EmptyLaunch final : public BenchmarkCase {
  public:
-  void setup(GpuEnv&) override {}
-  void run(GpuEnv& env) override { launch_empty(env.stream()); }
-  void validate(GpuEnv& env) override {
+  void setup(Env&) override {}
+  void run(Env& env) override { launch_empty(env.stream()); }
+  void validate(Env& env) override {
     CUBENCH_CUDA_LAUNCHED();
     CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
   }
@@ -20,11 +19,10 @@ class EmptyLaunch final : public BenchmarkCase {
 };
 
 void register_launch() {
-  Spec spec;
-  spec.name = "launch/empty";
-  spec.make = [] { return std::make_unique<EmptyLaunch>(); };
-  spec.batch = 1000;
-  register_case(spec);
+  Family("launch/empty", "an empty one-thread kernel launched back to back: one launch's cost")
+      .sampling(Sampling::runs_per_sample(1000))
+      .make([](const Point&) { return std::make_unique<EmptyLaunch>(); })
+      .add();
 }
 CUBENCH_REGISTER(register_launch);
 

@@ -26,13 +26,7 @@
 #include <string>
 
 #include "benchmarks/models/resnet50.h"
-#include "fixtures/check.h"
-#include "fixtures/compat/torch_compat.h"
-#include "fixtures/cpu_runner.h"
-#include "fixtures/registry.h"
-#include "fixtures/torch/foreach_sgd.h"
-#include "fixtures/torch/loss_scaler.h"
-#include "fixtures/torch/torch_support.h"
+#include "fixtures/cubench_torch.h"
 
 #if CUBENCH_TORCH_CUDA
 #include <ATen/cuda/CUDAGraph.h>
@@ -286,66 +280,46 @@ class TrainStep {
   double step_grad_error_ = 0;
 };
 
-class CpuTrain final : public CpuCase {
+// One class for the CPU and the GPU (TorchPlace says where). On the GPU LibTorch works on the
+// benchmark's own stream, so the harness's events time it.
+class ResNetTrain final : public BenchmarkCase {
  public:
-  explicit CpuTrain(Config c) : c_(c) {}
-  void setup() override {
-    seed_torch(static_cast<std::uint64_t>(std::random_device{}()));
-    step_ = std::make_unique<TrainStep>(c_, torch::kCPU);
-  }
-  void run() override { step_->step(); }
-  void validate() override {
-    step_->validate([this] { return step_->step(); });
-  }
-  Work work() const override { return {step_->step_flops(), std::nullopt, 0}; }
-  std::map<std::string, double> counters(double seconds) const override {
-    return {{"images_per_s", double(c_.batch) / seconds},
-            {"step_grad_error", step_->step_grad_error()}};
-  }
-  std::string plant_fault() override { return step_->arm_fault(); }
-  std::string label() const override {
-    return "LibTorch " + torch_compat::version() + " on the CPU";
-  }
+  ResNetTrain(Config c, bool graph) : c_(c), graph_(graph) {}
 
- private:
-  Config c_;
-  std::unique_ptr<TrainStep> step_;
-};
-
-#if CUBENCH_TORCH_CUDA
-// On the GPU: LibTorch works on the benchmark's own stream, so the harness's events time it.
-class GpuTrain final : public BenchmarkCase {
- public:
-  GpuTrain(Config c, bool graph) : c_(c), graph_(graph) {}
-
-  void setup(GpuEnv& env) override {
-    stream_.bind(env.stream(), env.device());
-    auto guard = stream_.use();
+  void setup(Env& env) override {
+    place_.bind(env);
+    auto guard = place_.use();
     seed_torch(env.fresh_seed());
-    torch_compat::allow_tf32(c_.precision != Precision::fp32);
-    torch_compat::cudnn_benchmark(true);
-    step_ = std::make_unique<TrainStep>(c_, torch::Device(torch::kCUDA, env.device()));
-    if (graph_) capture(env.stream(), 3);
+    if (place_.on_gpu()) {
+      torch_compat::allow_tf32(c_.precision != Precision::fp32);
+      torch_compat::cudnn_benchmark(true);
+    }
+    step_ = std::make_unique<TrainStep>(c_, place_.device());
+    if (graph_) capture(env, 3);
   }
 
   // The checks' own test: the step (eager, or captured anew) negates one layer's gradient.
-  std::string plant_fault(GpuEnv& env) override {
-    auto guard = stream_.use();
+  std::string plant_fault(Env& env) override {
+    auto guard = place_.use();
     const std::string what = step_->arm_fault();
-    if (graph_) capture(env.stream(), 1);
+    if (graph_) capture(env, 1);
     return what;
   }
 
-  void run(GpuEnv&) override {
-    auto guard = stream_.use();
-    if (graph_exec_)
+  void run(Env&) override {
+    auto guard = place_.use();
+#if CUBENCH_TORCH_CUDA
+    if (graph_exec_) {
       graph_exec_->replay();
-    else
-      step_->step();
+      return;
+    }
+#endif
+    step_->step();
   }
 
-  void validate(GpuEnv&) override {
-    auto guard = stream_.use();
+  void validate(Env&) override {
+    auto guard = place_.use();
+#if CUBENCH_TORCH_CUDA
     if (graph_exec_)
       step_->validate([this] {
         graph_exec_->replay();
@@ -354,68 +328,105 @@ class GpuTrain final : public BenchmarkCase {
     else
       step_->validate([this] { return step_->step(); });
     // The peaks counted are the training steps', not the check's.
-    allocated_at_start_ = reset_torch_memory_peaks(
-        stream_.device(), graph_ ? LibraryWorkspaces::keep : LibraryWorkspaces::release);
+    if (place_.on_gpu())
+      allocated_at_start_ = reset_torch_memory_peaks(
+          place_.device().index(), graph_ ? LibraryWorkspaces::keep : LibraryWorkspaces::release);
+#else
+    step_->validate([this] { return step_->step(); });
+#endif
   }
 
   Work work() const override { return {step_->step_flops(), std::nullopt, 0}; }
 
   std::map<std::string, double> counters(double seconds) const override {
-    auto c = torch_memory_counters(stream_.device());
+    std::map<std::string, double> c;
+#if CUBENCH_TORCH_CUDA
+    if (place_.on_gpu()) {
+      c = torch_memory_counters(place_.device().index());
+      c["allocated_at_start_bytes"] = allocated_at_start_;
+    }
+#endif
     c["images_per_s"] = double(c_.batch) / seconds;
     c["step_grad_error"] = step_->step_grad_error();
-    c["allocated_at_start_bytes"] = allocated_at_start_;
     return c;
   }
 
   std::string label() const override {
-    return std::string("LibTorch ") + torch_compat::version() +
+    return std::string("LibTorch ") + torch_compat::version() + place_.where() +
            (graph_ ? ", CUDA graph replay" : "");
   }
 
  private:
   // Warm-up steps (autotuning, buffers, kernels loaded), then one step captured in a new graph.
-  void capture(cudaStream_t stream, int warm_up_steps) {
+  void capture([[maybe_unused]] Env& env, [[maybe_unused]] int warm_up_steps) {
+#if CUBENCH_TORCH_CUDA
     for (int i = 0; i < warm_up_steps; ++i) step_->step();
-    CUBENCH_CUDA(cudaStreamSynchronize(stream));
+    CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
     graph_exec_ = std::make_unique<at::cuda::CUDAGraph>();
     graph_exec_->capture_begin();
     graph_loss_ = step_->step();  // lives in the graph's pool: each replay rewrites it
     graph_exec_->capture_end();
+#else
+    throw Error("a CUDA graph needs CUDA LibTorch");
+#endif
   }
 
   Config c_;
   bool graph_;
-  TorchStream stream_;
+  TorchPlace place_;
   std::unique_ptr<TrainStep> step_;
+#if CUBENCH_TORCH_CUDA
   std::unique_ptr<at::cuda::CUDAGraph> graph_exec_;
   torch::Tensor graph_loss_;
+#endif
   double allocated_at_start_ = 0;
 };
-#endif
+
+Precision parse_precision(const std::string& name) {
+  for (Precision p : {Precision::fp32, Precision::tf32, Precision::amp_fp16, Precision::amp_bf16})
+    if (name == precision_name(p)) return p;
+  throw Error("resnet50_train: no precision " + name);
+}
+
+// res and batch step together: 224 with batch 64, 128, 256; 32 (CIFAR-10) with 256.
+void add_resnet_family(const std::string& name, std::vector<std::string> precisions,
+                       std::vector<std::string> formats, std::vector<std::int64_t> res,
+                       std::vector<std::int64_t> batch, Timer timer, bool graph) {
+  Family(name, graph ? "one ResNet-50 training step captured in a CUDA graph and replayed"
+                     : "one ResNet-50 training step (forward, loss, backward, SGD)")
+      .axis(string_axis("precision", precisions))
+      .axis(string_axis("format", formats))
+      .axis(int_axis("res", res))
+      .axis(int_axis("batch", batch))
+      .zip({"res", "batch"})
+      .counter({"images_per_s", "img/s", Better::higher, "images trained per second"})
+      .counter({"step_grad_error", "", Better::lower,
+                "worst layer's applied gradient against the fp32 reference (relative L2)"})
+      .counter({"allocated_at_start_bytes", "B", Better::lower,
+                "allocated when the peaks restart: model, inputs, what the case keeps"})
+      .main_counter("images_per_s")
+      .size_axis("batch")
+      .timer(timer)
+      .sampling(Sampling::runs_per_sample(1))
+      .size([](const Point& p) {
+        return double(p.get_int("res")) * p.get_int("res") * p.get_int("batch");
+      })
+      .make([graph](const Point& p) {
+        Config c{parse_precision(p.get_string("precision")), p.get_bool("format", "channels_last"),
+                 p.get_int("res"), p.get_int("batch")};
+        return std::make_unique<ResNetTrain>(c, graph);
+      })
+      .add();
+}
 
 void register_resnet50() {
-  CpuSpec cpu;
-  Config small{Precision::fp32, false, 32, 8};
-  cpu.name = small.name("cpu/resnet50_train");
-  cpu.make = [small] { return std::make_unique<CpuTrain>(small); };
-  cpu.size = 8;
-  register_cpu_case(cpu);
+  add_resnet_family("cpu/resnet50_train", {"fp32"}, {"nchw"}, {32}, {8}, Timer::host_clock, false);
 #if CUBENCH_TORCH_CUDA
-  std::vector<std::pair<int64_t, int64_t>> shapes = {{224, 64}, {224, 128}, {224, 256}, {32, 256}};
-  for (Precision p : {Precision::fp32, Precision::tf32, Precision::amp_fp16, Precision::amp_bf16})
-    for (bool cl : {false, true})
-      for (auto [res, batch] : shapes)
-        for (bool graph : {false, true}) {
-          if (graph && (p == Precision::amp_fp16 || res != 32)) continue;
-          Config c{p, cl, res, batch};
-          Spec spec;
-          spec.name = c.name(graph ? "resnet50_train_graph" : "resnet50_train");
-          spec.make = [c, graph] { return std::make_unique<GpuTrain>(c, graph); };
-          spec.batch = 1;
-          spec.size = double(res) * res * batch;
-          register_case(spec);
-        }
+  add_resnet_family("resnet50_train", {"fp32", "tf32", "amp_fp16", "amp_bf16"},
+                    {"nchw", "channels_last"}, {224, 224, 224, 32}, {64, 128, 256, 256},
+                    Timer::cuda_events, false);
+  add_resnet_family("resnet50_train_graph", {"fp32", "tf32", "amp_bf16"}, {"nchw", "channels_last"},
+                    {32}, {256}, Timer::cuda_events, true);
 #endif
 }
 CUBENCH_REGISTER(register_resnet50);

@@ -12,10 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/check.h"
-#include "fixtures/models.h"
-#include "fixtures/registry.h"
-#include "fixtures/validate.h"
+#include "fixtures/cubench.h"
 #include "kernels/fill.h"
 #include "kernels/reference.h"
 #include "kernels/sigmoid.h"
@@ -29,11 +26,17 @@ const char* variant_name(Variant v) {
   return v == Variant::naive ? "naive" : v == Variant::vectorized ? "vectorized" : "copy";
 }
 
+Variant parse_variant(const std::string& name) {
+  for (Variant v : {Variant::naive, Variant::vectorized, Variant::copy})
+    if (name == variant_name(v)) return v;
+  throw Error("sigmoid: no variant " + name);
+}
+
 class Sigmoid final : public BenchmarkCase {
  public:
   Sigmoid(Variant v, DType t, std::size_t n) : v_(v), t_(t), n_(n) {}
 
-  void setup(GpuEnv& env) override {
+  void setup(Env& env) override {
     x_ = env.alloc(n_ * dtype_bytes(t_));
     y_ = env.alloc(n_ * dtype_bytes(t_));
     sm_count_ = env.info().sm_count;
@@ -42,7 +45,7 @@ class Sigmoid final : public BenchmarkCase {
     CUBENCH_CUDA(cudaMemsetAsync(y_.get(), 0xff, y_.bytes(), env.stream()));  // NaN: unwritten
   }
 
-  void run(GpuEnv& env) override {
+  void run(Env& env) override {
     if (v_ == Variant::copy) {
       CUBENCH_CUDA(
           cudaMemcpyAsync(y_.get(), x_.get(), x_.bytes(), cudaMemcpyDeviceToDevice, env.stream()));
@@ -54,7 +57,7 @@ class Sigmoid final : public BenchmarkCase {
     CUBENCH_CUDA_LAUNCHED();
   }
 
-  void validate(GpuEnv& env) override {
+  void validate(Env& env) override {
     cudaStream_t s = env.stream();
     if (v_ == Variant::copy) {
       std::vector<unsigned char> x(x_.bytes()), y(y_.bytes());
@@ -75,7 +78,7 @@ class Sigmoid final : public BenchmarkCase {
   }
 
   // One output element 5% off (the copy: one element's stored value changed), in the middle.
-  std::string plant_fault(GpuEnv& env) override {
+  std::string plant_fault(Env& env) override {
     perturb_element(t_, y_.get(), n_ / 2 + 1, 1.05, v_ == Variant::copy ? 0.25 : 0, env.stream());
     CUBENCH_CUDA_LAUNCHED();
     return "y[" + std::to_string(n_ / 2 + 1) + "] made 5% larger";
@@ -110,19 +113,26 @@ class Sigmoid final : public BenchmarkCase {
 };
 
 void register_sigmoid() {
-  for (Variant v : {Variant::naive, Variant::vectorized, Variant::copy})
-    for (DType t : {DType::fp32, DType::fp16, DType::bf16})
-      for (std::size_t n : {std::size_t{10'000'000}, std::size_t{256} << 20})
-        for (bool cold : {true, false}) {
-          Spec spec;
-          spec.name = std::string("sigmoid/") + variant_name(v) + "/" + std::string(dtype_name(t)) +
-                      "/" + std::to_string(n) + (cold ? "/cold" : "/hot");
-          spec.make = [=] { return std::make_unique<Sigmoid>(v, t, n); };
-          spec.cold_l2 = cold;
-          spec.queue_behind_blocking_kernel = true;  // run() only launches
-          spec.size = double(n);
-          register_case(spec);
-        }
+  Family("sigmoid", "y = 1 / (1 + exp(-x)) with our kernels, and a copy of the same bytes")
+      .axis(string_axis("variant", {"naive", "vectorized", "copy"}))
+      .axis(dtype_axis({DType::fp32, DType::fp16, DType::bf16}))
+      .axis(int_axis("n", {10'000'000, std::int64_t{256} << 20}))
+      .axis(string_axis("cache", {"cold", "hot"}))
+      .counter({"max_rel_error", "", Better::lower,
+                "worst element's relative error against sigmoid in double"})
+      .main_counter("GBps")
+      .size_axis("n")
+      .sampling([](const Point& p) {
+        Sampling s = Sampling::launches_only();  // run() only launches
+        s.cold_l2 = p.get_bool("cache", "cold");
+        return s;
+      })
+      .size([](const Point& p) { return double(p.get_int("n")); })
+      .make([](const Point& p) {
+        return std::make_unique<Sigmoid>(parse_variant(p.get_string("variant")), p.get_dtype(),
+                                         std::size_t(p.get_int("n")));
+      })
+      .add();
 }
 CUBENCH_REGISTER(register_sigmoid);
 

@@ -24,10 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "fixtures/check.h"
-#include "fixtures/compat/cuda_features.h"
-#include "fixtures/registry.h"
-#include "fixtures/validate.h"
+#include "fixtures/cubench.h"
 #include "kernels/fill.h"
 #include "kernels/reference.h"
 
@@ -46,6 +43,12 @@ const char* algo_name(SvdAlgo a) {
       return "gesvdp";
   }
   return "?";
+}
+
+SvdAlgo parse_algo(const std::string& name) {
+  for (SvdAlgo a : {SvdAlgo::gesvd, SvdAlgo::gesvdj, SvdAlgo::gesvdp})
+    if (name == algo_name(a)) return a;
+  throw Error("svd: no algorithm " + name);
 }
 
 cudaDataType_t cuda_type(DType t) { return t == DType::fp64 ? CUDA_R_64F : CUDA_R_32F; }
@@ -83,7 +86,7 @@ class Svd final : public BenchmarkCase {
     if (blas_) cublasDestroy(blas_);
   }
 
-  void setup(GpuEnv& env) override {
+  void setup(Env& env) override {
     cudaStream_t s = env.stream();
     const std::size_t elems = std::size_t(n_) * n_, bytes = elems * dtype_bytes(t_);
     pristine_ = env.alloc(bytes);
@@ -131,12 +134,12 @@ class Svd final : public BenchmarkCase {
     CUBENCH_CUBLAS(cublasSetStream(blas_, s));
   }
 
-  void prepare(GpuEnv& env) override {
+  void prepare(Env& env) override {
     CUBENCH_CUDA(cudaMemcpyAsync(a_.get(), pristine_.get(), pristine_.bytes(),
                                  cudaMemcpyDeviceToDevice, env.stream()));
   }
 
-  void run(GpuEnv&) override {
+  void run(Env&) override {
     const cudaDataType_t ct = cuda_type(t_);
     int* info = info_.as<int>();
     switch (algo_) {
@@ -163,7 +166,7 @@ class Svd final : public BenchmarkCase {
     }
   }
 
-  void validate(GpuEnv& env) override {
+  void validate(Env& env) override {
     cudaStream_t s = env.stream();
     int info = 0;
     CUBENCH_CUDA(cudaMemcpyAsync(&info, info_.get(), sizeof info, cudaMemcpyDeviceToHost, s));
@@ -188,7 +191,7 @@ class Svd final : public BenchmarkCase {
   }
 
   // The middle singular value 1% off (U and V left as they are).
-  std::string plant_fault(GpuEnv& env) override {
+  std::string plant_fault(Env& env) override {
     perturb_element(t_, s_.get(), n_ / 2, 1.01, 0, env.stream());
     CUBENCH_CUDA_LAUNCHED();
     return "singular value " + std::to_string(n_ / 2) + " made 1% larger";
@@ -250,7 +253,7 @@ class Svd final : public BenchmarkCase {
   // Every accuracy figure of the last run(), in double on the device: reconstruction,
   // orthogonality of both factors, and the singular values against fp64 gesvd's (values only) of
   // the same input, so a wrong spectrum cannot hide behind a consistent factorisation.
-  void measure_accuracy(GpuEnv& env) {
+  void measure_accuracy(Env& env) {
     cudaStream_t s = env.stream();
     const std::size_t elems = std::size_t(n_) * n_;
     DeviceBuffer a = env.alloc(elems * 8), u = env.alloc(elems * 8), v = env.alloc(elems * 8);
@@ -295,7 +298,7 @@ class Svd final : public BenchmarkCase {
   }
 
   // fp64 gesvd without vectors on a copy of `a` (left untouched), on the case's handle.
-  std::vector<double> reference_singular_values(GpuEnv& env, const DeviceBuffer& a) {
+  std::vector<double> reference_singular_values(Env& env, const DeviceBuffer& a) {
     cudaStream_t s = env.stream();
     DeviceBuffer copy = env.alloc(a.bytes()), values = env.alloc(n_ * 8), info = env.alloc(4);
     CUBENCH_CUDA(cudaMemcpyAsync(copy.get(), a.get(), a.bytes(), cudaMemcpyDeviceToDevice, s));
@@ -357,19 +360,26 @@ class Svd final : public BenchmarkCase {
 };
 
 void register_svd() {
-  std::vector<SvdAlgo> algos = {SvdAlgo::gesvd, SvdAlgo::gesvdj};
-  if (CUBENCH_HAS_XGESVDP) algos.push_back(SvdAlgo::gesvdp);
-  for (SvdAlgo algo : algos)
-    for (DType t : {DType::fp32, DType::fp64})
-      for (int n : {512, 1024, 2048, 4096}) {
-        Spec spec;
-        spec.name = std::string("svd/") + algo_name(algo) + "/" + std::string(dtype_name(t)) + "/" +
-                    std::to_string(n);
-        spec.make = [=] { return std::make_unique<Svd>(algo, t, n); };
-        spec.batch = 1;  // every run needs its input restored
-        spec.size = double(n) * n * n;
-        register_case(spec);
-      }
+  std::vector<std::string> algos = {"gesvd", "gesvdj"};
+  if (CUBENCH_HAS_XGESVDP) algos.push_back("gesvdp");
+  Family("svd", "singular values and vectors of a random n x n matrix through cuSOLVER")
+      .axis(string_axis("algo", algos))
+      .axis(dtype_axis({DType::fp32, DType::fp64}))
+      .axis(int_axis("n", {512, 1024, 2048, 4096}))
+      .counter({"recon_error", "", Better::lower, "||A - U S V^T||_F / ||A||_F"})
+      .counter(
+          {"ortho_error", "", Better::lower, "||Q^T Q - I||_F / sqrt(n), the worse of U and V"})
+      .counter({"sigma_error", "", Better::lower,
+                "max |s - s_ref| / s_ref_max against fp64 gesvd's singular values"})
+      .counter({"err_sigma", "", Better::lower, "gesvdp's own error estimate"})
+      .size_axis("n")
+      .sampling(Sampling::runs_per_sample(1))  // every run needs its input restored
+      .size([](const Point& p) { return std::pow(double(p.get_int("n")), 3); })
+      .make([](const Point& p) {
+        return std::make_unique<Svd>(parse_algo(p.get_string("algo")), p.get_dtype(),
+                                     int(p.get_int("n")));
+      })
+      .add();
 }
 CUBENCH_REGISTER(register_svd);
 

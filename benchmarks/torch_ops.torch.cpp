@@ -14,13 +14,7 @@
 #include <random>
 #include <string>
 
-#include "fixtures/check.h"
-#include "fixtures/compat/torch_compat.h"
-#include "fixtures/cpu_runner.h"
-#include "fixtures/models.h"
-#include "fixtures/registry.h"
-#include "fixtures/torch/torch_support.h"
-#include "fixtures/validate.h"
+#include "fixtures/cubench_torch.h"
 
 namespace cubench {
 namespace {
@@ -149,94 +143,72 @@ class TorchOp {
   bool fault_armed_ = false;
 };
 
-class CpuTorchOp final : public CpuCase {
+// One class for the CPU and the GPU: TorchPlace says where (the family's timer decides).
+class TorchOpCase final : public BenchmarkCase {
  public:
-  CpuTorchOp(Op op, DType t, int64_t n) : op_(op), t_(t), n_(n) {}
-  void setup() override {
-    seed_torch(static_cast<std::uint64_t>(std::random_device{}()));
-    impl_ = std::make_unique<TorchOp>(op_, t_, n_, torch::kCPU);
-  }
-  void run() override { impl_->run(); }
-  void validate() override { impl_->validate(); }
-  std::string plant_fault() override { return impl_->arm_fault(); }
-  Work work() const override { return impl_->work(); }
-  std::string label() const override {
-    return "LibTorch " + torch_compat::version() + " on the CPU";
-  }
-
- private:
-  Op op_;
-  DType t_;
-  int64_t n_;
-  std::unique_ptr<TorchOp> impl_;
-};
-
-#if CUBENCH_TORCH_CUDA
-class GpuTorchOp final : public BenchmarkCase {
- public:
-  GpuTorchOp(Op op, DType t, int64_t n) : op_(op), t_(t), n_(n) {}
-  void setup(GpuEnv& env) override {
-    stream_.bind(env.stream(), env.device());
-    auto guard = stream_.use();
+  TorchOpCase(Op op, DType t, int64_t n) : op_(op), t_(t), n_(n) {}
+  void setup(Env& env) override {
+    place_.bind(env);
+    auto guard = place_.use();
     seed_torch(env.fresh_seed());
-    torch_compat::allow_tf32(t_ == DType::tf32);
-    impl_ = std::make_unique<TorchOp>(op_, t_, n_, torch::Device(torch::kCUDA, env.device()));
+    if (place_.on_gpu()) torch_compat::allow_tf32(t_ == DType::tf32);
+    impl_ = std::make_unique<TorchOp>(op_, t_, n_, place_.device());
   }
-  void run(GpuEnv&) override {
-    auto guard = stream_.use();
+  void run(Env&) override {
+    auto guard = place_.use();
     impl_->run();
   }
-  void validate(GpuEnv&) override {
-    auto guard = stream_.use();
+  void validate(Env&) override {
+    auto guard = place_.use();
     impl_->validate();
   }
-  std::string plant_fault(GpuEnv&) override { return impl_->arm_fault(); }
+  std::string plant_fault(Env&) override { return impl_->arm_fault(); }
   Work work() const override { return impl_->work(); }
-  std::string label() const override { return "LibTorch " + torch_compat::version(); }
+  std::string label() const override {
+    return "LibTorch " + torch_compat::version() + place_.where();
+  }
 
  private:
   Op op_;
   DType t_;
   int64_t n_;
-  TorchStream stream_;
+  TorchPlace place_;
   std::unique_ptr<TorchOp> impl_;
 };
-#endif
 
-std::string op_spec_name(Op op, DType t, int64_t n) {
-  return std::string("torch/") + op_name(op) + "/" + std::string(dtype_name(t)) + "/" +
-         std::to_string(n);
+// torch/<op> on the GPU; cpu/torch/<op> on the CPU at one small size each.
+void add_op_family(const std::string& prefix, Op op, std::vector<DType> dtypes,
+                   std::vector<std::int64_t> sizes, Timer timer) {
+  const char* what = op == Op::gemm      ? "torch::mm of n x n"
+                     : op == Op::sigmoid ? "torch::sigmoid_out over n elements"
+                                         : "torch::linalg_svd of n x n, reduced";
+  Family(prefix + op_name(op), what)
+      .axis(dtype_axis(dtypes))
+      .axis(int_axis("n", sizes))
+      .main_counter(op == Op::gemm      ? "TFLOPS"
+                    : op == Op::sigmoid ? "GBps"
+                                        : "")
+      .size_axis("n")
+      .timer(timer)
+      .sampling(Sampling::runs_per_sample(op == Op::svd ? 1 : 0))
+      .size([](const Point& p) { return double(p.get_int("n")); })
+      .make([op](const Point& p) {
+        return std::make_unique<TorchOpCase>(op, p.get_dtype(), p.get_int("n"));
+      })
+      .add();
 }
 
 void register_torch_ops() {
-  struct Cpu {
-    Op op;
-    DType t;
-    int64_t n;
-  };
-  for (Cpu c : {Cpu{Op::gemm, DType::fp32, 512}, Cpu{Op::sigmoid, DType::fp32, 1 << 20},
-                Cpu{Op::svd, DType::fp32, 256}}) {
-    CpuSpec spec;
-    spec.name = "cpu/" + op_spec_name(c.op, c.t, c.n);
-    spec.make = [c] { return std::make_unique<CpuTorchOp>(c.op, c.t, c.n); };
-    spec.size = double(c.n);
-    register_cpu_case(spec);
-  }
+  add_op_family("cpu/torch/", Op::gemm, {DType::fp32}, {512}, Timer::host_clock);
+  add_op_family("cpu/torch/", Op::sigmoid, {DType::fp32}, {1 << 20}, Timer::host_clock);
+  add_op_family("cpu/torch/", Op::svd, {DType::fp32}, {256}, Timer::host_clock);
 #if CUBENCH_TORCH_CUDA
-  auto add = [](Op op, DType t, int64_t n) {
-    Spec spec;
-    spec.name = op_spec_name(op, t, n);
-    spec.make = [=] { return std::make_unique<GpuTorchOp>(op, t, n); };
-    spec.size = double(n);
-    if (op == Op::svd) spec.batch = 1;
-    register_case(spec);
-  };
-  for (DType t : {DType::fp32, DType::tf32, DType::fp16, DType::bf16})
-    for (int64_t n : {4096, 8192}) add(Op::gemm, t, n);
-  for (DType t : {DType::fp32, DType::fp16, DType::bf16})
-    for (int64_t n : {int64_t{10'000'000}, int64_t{256} << 20}) add(Op::sigmoid, t, n);
-  for (DType t : {DType::fp32, DType::fp64})
-    for (int64_t n : {512, 1024, 2048, 4096}) add(Op::svd, t, n);
+  add_op_family("torch/", Op::gemm, {DType::fp32, DType::tf32, DType::fp16, DType::bf16},
+                {4096, 8192}, Timer::cuda_events);
+  add_op_family("torch/", Op::sigmoid, {DType::fp32, DType::fp16, DType::bf16},
+                {10'000'000, std::int64_t{256} << 20}, Timer::cuda_events);
+  add_op_family("torch/", Op::svd, {DType::fp32, DType::fp64}, {512, 1024, 2048, 4096},
+                Timer::cuda_events);
 #endif
 }
 CUBENCH_REGISTER(register_torch_ops);

@@ -40,11 +40,7 @@
 #include <vector>
 
 #include "benchmarks/models/transformer_sdpa.h"
-#include "fixtures/check.h"
-#include "fixtures/compat/torch_compat.h"
-#include "fixtures/cpu_runner.h"
-#include "fixtures/registry.h"
-#include "fixtures/torch/torch_support.h"
+#include "fixtures/cubench_torch.h"
 
 #if CUBENCH_TORCH_CUDA
 #include <c10/util/Exception.h>
@@ -222,51 +218,27 @@ struct TransformerRun {
   }
 };
 
-class CpuTransformer final : public CpuCase {
+// One class for the CPU and the GPU (TorchPlace says where).
+class Transformer final : public BenchmarkCase {
  public:
-  CpuTransformer(bool train, Attention attention, int64_t batch, int64_t seq)
+  Transformer(bool train, Attention attention, int64_t batch, int64_t seq)
       : train_(train), attention_(attention), batch_(batch), seq_(seq) {}
-  void setup() override {
-    seed_torch(static_cast<std::uint64_t>(std::random_device{}()));
-    run_ = std::make_unique<TransformerRun>(train_, attention_, batch_, seq_, torch::kCPU);
-  }
-  void run() override { run_->forward(); }
-  void validate() override { run_->validate(); }
-  std::string plant_fault() override { return run_->plant_fault(); }
-  Work work() const override { return {}; }
-  std::map<std::string, double> counters(double) const override {
-    auto c = run_->check_counters();
-    c["model_bytes"] = run_->model_bytes();
-    return c;
-  }
-  std::string label() const override { return run_->check_label(); }
 
- private:
-  bool train_;
-  Attention attention_;
-  int64_t batch_, seq_;
-  std::unique_ptr<TransformerRun> run_;
-};
-
-#if CUBENCH_TORCH_CUDA
-class GpuTransformer final : public BenchmarkCase {
- public:
-  GpuTransformer(bool train, Attention attention, int64_t batch)
-      : train_(train), attention_(attention), batch_(batch) {}
-
-  void setup(GpuEnv& env) override {
-    stream_.bind(env.stream(), env.device());
-    auto guard = stream_.use();
+  void setup(Env& env) override {
+    place_.bind(env);
+    auto guard = place_.use();
     seed_torch(env.fresh_seed());
-    torch_compat::allow_tf32(false);
-    device_ = env.device();
-    reset_torch_memory_peaks(device_, LibraryWorkspaces::release);
-    run_ = std::make_unique<TransformerRun>(train_, attention_, batch_, 512,
-                                            torch::Device(torch::kCUDA, device_));
+#if CUBENCH_TORCH_CUDA
+    if (place_.on_gpu()) {
+      torch_compat::allow_tf32(false);
+      reset_torch_memory_peaks(place_.device().index(), LibraryWorkspaces::release);
+    }
+#endif
+    run_ = std::make_unique<TransformerRun>(train_, attention_, batch_, seq_, place_.device());
   }
 
-  void run(GpuEnv&) override {
-    auto guard = stream_.use();
+  void run(Env&) override {
+    auto guard = place_.use();
     try {
       run_->forward();
     } catch (const c10::OutOfMemoryError& e) {
@@ -274,26 +246,36 @@ class GpuTransformer final : public BenchmarkCase {
     }
   }
 
-  void validate(GpuEnv&) override {
-    auto guard = stream_.use();
+  void validate(Env&) override {
+    auto guard = place_.use();
     run_->validate();
+#if CUBENCH_TORCH_CUDA
     // The peak counted is the benchmark's, not the check's.
-    allocated_at_start_ = reset_torch_memory_peaks(device_, LibraryWorkspaces::release);
+    if (place_.on_gpu())
+      allocated_at_start_ =
+          reset_torch_memory_peaks(place_.device().index(), LibraryWorkspaces::release);
+#endif
   }
 
-  std::string plant_fault(GpuEnv&) override { return run_->plant_fault(); }
+  std::string plant_fault(Env&) override { return run_->plant_fault(); }
 
   Work work() const override { return {}; }
 
   std::map<std::string, double> counters(double) const override {
-    auto c = torch_memory_counters(device_);
+    std::map<std::string, double> c;
+#if CUBENCH_TORCH_CUDA
+    if (place_.on_gpu()) {
+      c = torch_memory_counters(place_.device().index());
+      c["allocated_at_start_bytes"] = allocated_at_start_;
+    }
+#endif
     for (const auto& [name, value] : run_->check_counters()) c[name] = value;
     c["model_bytes"] = run_->model_bytes();
-    c["allocated_at_start_bytes"] = allocated_at_start_;
     return c;
   }
 
   std::string label() const override {
+    if (!place_.on_gpu()) return run_->check_label();
     return "LibTorch " + torch_compat::version() + ", nn::Transformer, " +
            (attention_ == Attention::sdpa ? "scaled_dot_product_attention" : "its own attention") +
            "; " + run_->check_label();
@@ -302,41 +284,52 @@ class GpuTransformer final : public BenchmarkCase {
  private:
   bool train_;
   Attention attention_;
-  int64_t batch_;
-  int device_ = 0;
+  int64_t batch_, seq_;
+  TorchPlace place_;
   double allocated_at_start_ = 0;
-  TorchStream stream_;
   std::unique_ptr<TransformerRun> run_;
 };
-#endif
+
+// transformer_fwd/<mode>/<attention>/<batch> (sequence 512) on the GPU;
+// cpu/transformer_fwd/<mode>/<attention>/2/16 on the CPU.
+void add_transformer_family(const std::string& name, std::vector<std::int64_t> batches,
+                            std::int64_t cpu_seq, Timer timer) {
+  std::vector<std::string> attentions = {"module"};
+  if (torch_compat::kHasSdpa) attentions.push_back("sdpa");
+  Family family(name,
+                "torch::nn::Transformer (PyTorch's defaults) forward, or forward and "
+                "backward: peak memory per attention");
+  family.axis(string_axis("mode", {"inference", "train"}))
+      .axis(string_axis("attention", attentions))
+      .axis(int_axis("batch", batches));
+  if (cpu_seq > 0) family.axis(int_axis("seq", {cpu_seq}));
+  family
+      .counter({"forward_rel_error", "", Better::lower,
+                "output against a float64 copy's, relative L2 (dropout off)"})
+      .counter({"max_grad_rel_error", "", Better::lower,
+                "worst parameter gradient against a float64 copy's, relative L2"})
+      .counter({"model_bytes", "B", Better::none, "the model's parameters and buffers"})
+      .counter({"allocated_at_start_bytes", "B", Better::lower,
+                "allocated when the peaks restart: model, inputs, what the case keeps"})
+      .main_counter(timer == Timer::cuda_events ? "peak_allocated_bytes" : "")
+      .size_axis("batch")
+      .timer(timer)
+      .sampling(Sampling::runs_per_sample(1))
+      .size([](const Point& p) { return double(p.get_int("batch")); })
+      .make([cpu_seq](const Point& p) {
+        const Attention a =
+            p.get_string("attention") == "sdpa" ? Attention::sdpa : Attention::module;
+        return std::make_unique<Transformer>(p.get_bool("mode", "train"), a, p.get_int("batch"),
+                                             cpu_seq > 0 ? cpu_seq : 512);
+      })
+      .add();
+}
 
 void register_transformer() {
-  std::vector<Attention> attentions = {Attention::module};
-  if (torch_compat::kHasSdpa) attentions.push_back(Attention::sdpa);
-  for (Attention attention : attentions)
-    for (bool train : {false, true}) {
-      const std::string family =
-          std::string(train ? "train/" : "inference/") + attention_name(attention) + "/";
-      CpuSpec cpu;
-      cpu.name = "cpu/transformer_fwd/" + family + "2/16";
-      cpu.make = [train, attention] {
-        return std::make_unique<CpuTransformer>(train, attention, 2, 16);
-      };
-      cpu.size = 2;
-      register_cpu_case(cpu);
+  add_transformer_family("cpu/transformer_fwd", {2}, 16, Timer::host_clock);
 #if CUBENCH_TORCH_CUDA
-      for (int64_t batch : {32, 64, 128, 256}) {
-        Spec spec;
-        spec.name = "transformer_fwd/" + family + std::to_string(batch);
-        spec.make = [train, attention, batch] {
-          return std::make_unique<GpuTransformer>(train, attention, batch);
-        };
-        spec.batch = 1;
-        spec.size = double(batch);
-        register_case(spec);
-      }
+  add_transformer_family("transformer_fwd", {32, 64, 128, 256}, 0, Timer::cuda_events);
 #endif
-    }
 }
 CUBENCH_REGISTER(register_transformer);
 

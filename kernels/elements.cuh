@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "fixtures/dtype.h"
+#include "kernels/dtype.h"
 
 namespace cubench {
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fixtures/dtype.h"
+#include "kernels/dtype.h"
 
 namespace cubench {
 

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "fixtures/dtype.h"
+#include "kernels/dtype.h"
 
 namespace cubench {
 

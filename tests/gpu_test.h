@@ -4,7 +4,7 @@
 // not pass as "no GPU").
 #include <gtest/gtest.h>
 
-#include "fixtures/device.h"
+#include "fixtures/detail/device.h"
 
 #define CUBENCH_REQUIRE_GPU()                                                             \
   do {                                                                                    \

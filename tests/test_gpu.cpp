@@ -9,20 +9,21 @@
 #include <set>
 #include <vector>
 
-#include "fixtures/ceiling.h"
-#include "fixtures/check.h"
-#include "fixtures/gpu_env.h"
-#include "fixtures/options.h"
-#include "fixtures/registry.h"
-#include "fixtures/sample_timer.h"
-#include "fixtures/seed.h"
-#include "fixtures/validate.h"
+#include "fixtures/detail/ceiling.h"
+#include "fixtures/detail/check.h"
+#include "fixtures/detail/env.h"
+#include "fixtures/detail/options.h"
+#include "fixtures/detail/registry.h"
+#include "fixtures/detail/sample_timer.h"
+#include "fixtures/detail/seed.h"
+#include "fixtures/detail/validate.h"
 #include "gpu_test.h"
 #include "kernels/blocking_kernel.h"
 #include "kernels/empty.h"
 #include "kernels/fill.h"
 #include "kernels/reference.h"
 #include "kernels/sigmoid.h"
+#include "smallest_cases.h"
 
 namespace cubench {
 namespace {
@@ -36,7 +37,7 @@ std::vector<unsigned char> download(const DeviceBuffer& b, cudaStream_t s) {
 
 TEST(Kernels, FillIsRandomInRangeAndFreshPerSeed) {
   CUBENCH_REQUIRE_GPU();
-  GpuEnv env(0);
+  Env env(0);
   const std::size_t n = 100000;
   DeviceBuffer a = env.alloc(n * 4), b = env.alloc(n * 4);
   fill_uniform(DType::fp32, a.get(), n, 1, -2.f, 3.f, env.stream());
@@ -59,7 +60,7 @@ TEST(Kernels, FillIsRandomInRangeAndFreshPerSeed) {
 
 TEST(Kernels, SigmoidMatchesCpuForEveryVariantTypeAndOddSize) {
   CUBENCH_REQUIRE_GPU();
-  GpuEnv env(0);
+  Env env(0);
   for (auto variant : {SigmoidVariant::naive, SigmoidVariant::vectorized})
     for (DType t : {DType::fp32, DType::fp16, DType::bf16})
       for (std::size_t n :
@@ -88,7 +89,7 @@ TEST(Kernels, SigmoidMatchesCpuForEveryVariantTypeAndOddSize) {
 
 TEST(Kernels, ReferenceGemmAgreesWithCpu) {
   CUBENCH_REQUIRE_GPU();
-  GpuEnv env(0);
+  Env env(0);
   const int m = 33, n = 17, k = 300;
   DeviceBuffer a = env.alloc(k * m * 4), b = env.alloc(k * n * 4);
   fill_uniform(DType::fp32, a.get(), k * m, 11, -1, 1, env.stream());
@@ -113,7 +114,7 @@ TEST(Kernels, ReferenceGemmAgreesWithCpu) {
 
 TEST(Kernels, AllReduceCheckCatchesAPlantedError) {
   CUBENCH_REQUIRE_GPU();
-  GpuEnv env(0);
+  Env env(0);
   const std::size_t n = 4096;
   DeviceBuffer out = env.alloc(n * 4), err = env.alloc(8);
   // One rank: the correct "sum" is the rank's own input.
@@ -132,7 +133,7 @@ TEST(Kernels, AllReduceCheckCatchesAPlantedError) {
 
 TEST(Harness, OutOfMemoryIsAnErrorNamingTheBytes) {
   CUBENCH_REQUIRE_GPU();
-  GpuEnv env(0);
+  Env env(0);
   const std::size_t too_much = env.info().total_memory * 2;
   try {
     DeviceBuffer b = env.alloc(too_much);
@@ -148,7 +149,7 @@ TEST(Harness, OutOfMemoryIsAnErrorNamingTheBytes) {
 
 TEST(Harness, PoolHighWaterAndFragmentation) {
   CUBENCH_REQUIRE_GPU();
-  GpuEnv env(0);
+  Env env(0);
   {
     DeviceBuffer a = env.alloc(64 << 20);
     DeviceBuffer b = env.alloc(32 << 20);
@@ -168,7 +169,7 @@ TEST(Harness, PoolHighWaterAndFragmentation) {
 
 TEST(Harness, TimerMeasuresEventsAndTheSmClock) {
   CUBENCH_REQUIRE_GPU();
-  GpuEnv env(0);
+  Env env(0);
   SampleTimer timer(env, /*cold_l2=*/true);
   const std::size_t n = std::size_t{64} << 20;
   DeviceBuffer x = env.alloc(n * 4), y = env.alloc(n * 4);
@@ -196,7 +197,7 @@ TEST(Harness, TimerMeasuresEventsAndTheSmClock) {
 // when nobody does, so a held sample can never hang.
 TEST(Harness, BlockingKernelHoldsTheStreamUntilReleasedOrTimedOut) {
   CUBENCH_REQUIRE_GPU();
-  GpuEnv env(0);
+  Env env(0);
   int* gate = nullptr;
   CUBENCH_CUDA(
       cudaHostAlloc(reinterpret_cast<void**>(&gate), 2 * sizeof(int), cudaHostAllocMapped));
@@ -226,7 +227,7 @@ TEST(Harness, BlockingKernelHoldsTheStreamUntilReleasedOrTimedOut) {
 // A held sample of short launches reports no timeout: end() releases every sample it queued.
 TEST(Harness, HeldSamplesAreReleasedByEnd) {
   CUBENCH_REQUIRE_GPU();
-  GpuEnv env(0);
+  Env env(0);
   SampleTimer timer(env, /*cold_l2=*/false);
   launch_empty(env.stream());  // loaded unheld first, as the runner's first call does
   CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
@@ -254,16 +255,11 @@ TEST(Harness, CopyCeilingIsMeasured) {
 // its validation must pass on the inputs a default run draws (the same seed).
 TEST(Fixtures, EveryFamilyValidatesAtItsSmallestSize) {
   CUBENCH_REQUIRE_GPU();
-  std::map<std::string, const Spec*> smallest;
-  for (const Spec& s : registered_cases()) {
-    if (!s.make) continue;  // CPU benchmarks: their own test
-    auto& slot = smallest[family_of(s.name)];
-    if (!slot || s.size < slot->size) slot = &s;
-  }
+  const auto smallest = smallest_of_each_variant(/*on_gpu=*/true);
   ASSERT_GE(smallest.size(), 30u);
   for (auto& [family, spec] : smallest) {
     SCOPED_TRACE(spec->name);
-    GpuEnv env(0, case_seed(spec->name, Options{}.seed));
+    Env env(0, case_seed(spec->name, Options{}.seed));
     auto work = spec->make();
     try {
       work->setup(env);
@@ -294,16 +290,11 @@ TEST(Fixtures, EveryFamilysCheckRejectsAPlantedFault) {
   CUBENCH_REQUIRE_GPU();
   // Families whose result is only "it ran" (launch/empty times launches of an empty kernel).
   const std::set<std::string> no_result = {"launch/empty"};
-  std::map<std::string, const Spec*> smallest;
-  for (const Spec& s : registered_cases()) {
-    if (!s.make) continue;
-    auto& slot = smallest[family_of(s.name)];
-    if (!slot || s.size < slot->size) slot = &s;
-  }
+  const auto smallest = smallest_of_each_variant(/*on_gpu=*/true);
   int caught = 0;
   for (auto& [family, spec] : smallest) {
     SCOPED_TRACE(spec->name);
-    GpuEnv env(0, case_seed(spec->name, Options{}.seed));
+    Env env(0, case_seed(spec->name, Options{}.seed));
     auto work = spec->make();
     try {
       work->setup(env);

@@ -8,14 +8,14 @@
 #include <regex>
 #include <set>
 
-#include "fixtures/check.h"
-#include "fixtures/clock.h"
-#include "fixtures/context.h"
-#include "fixtures/options.h"
-#include "fixtures/registry.h"
-#include "fixtures/runner.h"
-#include "fixtures/seed.h"
-#include "fixtures/validate.h"
+#include "fixtures/detail/check.h"
+#include "fixtures/detail/clock.h"
+#include "fixtures/detail/context.h"
+#include "fixtures/detail/options.h"
+#include "fixtures/detail/registry.h"
+#include "fixtures/detail/runner.h"
+#include "fixtures/detail/seed.h"
+#include "fixtures/detail/validate.h"
 
 namespace cubench {
 namespace {
@@ -111,7 +111,7 @@ std::vector<Spec> fake_specs() {
   s[1].name = "gemm_autotune/bf16/4096/4096/4096";
   s[2].name = "launch/empty";
   s[3].name = "cpu/thing";
-  s[3].needs_gpu = false;
+  s[3].timer = Timer::host_clock;
   return s;
 }
 

@@ -11,13 +11,13 @@
 
 #include "benchmarks/models/resnet50.h"
 #include "benchmarks/models/transformer_sdpa.h"
-#include "fixtures/check.h"
-#include "fixtures/compat/torch_compat.h"
-#include "fixtures/cpu_runner.h"
-#include "fixtures/registry.h"
-#include "fixtures/torch/foreach_sgd.h"
-#include "fixtures/torch/loss_scaler.h"
+#include "fixtures/detail/check.h"
+#include "fixtures/detail/compat/torch_compat.h"
+#include "fixtures/detail/registry.h"
+#include "fixtures/detail/torch/foreach_sgd.h"
+#include "fixtures/detail/torch/loss_scaler.h"
 #include "gpu_test.h"
+#include "smallest_cases.h"
 
 namespace cubench {
 namespace {
@@ -209,7 +209,7 @@ TEST(TransformerGpu, PeakMemoryGrowsWithBatch) {
     if (s.name != "transformer_fwd/inference/module/32" &&
         s.name != "transformer_fwd/inference/module/64")
       continue;
-    GpuEnv env(0);
+    Env env(0);
     auto c = s.make();
     c->setup(env);
     c->run(env);
@@ -232,7 +232,7 @@ TEST(TransformerGpu, PeaksStartFromTheCasesOwnModelAndInput) {
   for (int i = 0; i < 2; ++i)
     for (const Spec& s : registered_cases()) {
       if (s.name != "transformer_fwd/inference/module/32") continue;
-      GpuEnv env(0);
+      Env env(0);
       auto c = s.make();
       c->setup(env);
       c->run(env);
@@ -253,75 +253,71 @@ TEST(TransformerGpu, PeaksStartFromTheCasesOwnModelAndInput) {
 // negated; inference: one output element 10% off).
 TEST(Transformer, CheckAcceptsARunAndRejectsAPlantedFault) {
   int families = 0;
-  for (const CpuSpec& s : registered_cpu_cases()) {
+  for (const Spec& s : registered_cases()) {
+    if (s.needs_gpu()) continue;
     if (s.name.rfind("cpu/transformer_fwd/", 0) != 0) continue;
     SCOPED_TRACE(s.name);
     ++families;
+    auto env = Env::host_only(1);
     auto c = s.make();
-    c->setup();
-    c->run();
-    EXPECT_NO_THROW(c->validate());
+    c->setup(*env);
+    c->run(*env);
+    EXPECT_NO_THROW(c->validate(*env));
     for (const auto& [name, value] : c->counters(1.0))
       if (name != "model_bytes")
         std::cout << "[ ERRORS ] " << s.name << " " << name << " " << value << "\n";
-    c->run();
-    const std::string fault = c->plant_fault();
+    c->run(*env);
+    const std::string fault = c->plant_fault(*env);
     ASSERT_FALSE(fault.empty());
     try {
-      c->validate();
+      c->validate(*env);
       ADD_FAILURE() << "the check accepted a planted fault: " << fault;
     } catch (const ValidationError& e) {
       std::cout << "[ CAUGHT ] " << s.name << ": " << fault << " -> " << e.what() << "\n";
     }
     // The fault is spent: the next check accepts again.
-    c->run();
-    EXPECT_NO_THROW(c->validate());
+    c->run(*env);
+    EXPECT_NO_THROW(c->validate(*env));
   }
   EXPECT_EQ(families, torch_compat::kHasSdpa ? 4 : 2);
 }
 
 // Every CPU family at its smallest size: set-up, a run and the validation pass.
 TEST(CpuFixtures, EveryFamilyValidates) {
-  std::map<std::string, const CpuSpec*> smallest;
-  for (const CpuSpec& s : registered_cpu_cases()) {
-    auto& slot = smallest[s.name.substr(0, s.name.find_last_of('/'))];
-    if (!slot || s.size < slot->size) slot = &s;
-  }
+  const auto smallest = smallest_of_each_variant(/*on_gpu=*/false);
   ASSERT_GE(smallest.size(), 1u);
   for (auto& [family, spec] : smallest) {
     SCOPED_TRACE(spec->name);
+    auto env = Env::host_only(1);
     auto c = spec->make();
     EXPECT_NO_THROW({
-      c->setup();
-      c->run();
-      c->validate();
+      c->setup(*env);
+      c->run(*env);
+      c->validate(*env);
     });
   }
 }
 
 // Every CPU family's check, at its smallest size, accepts a right result and rejects a planted
-// fault (CpuCase::plant_fault: a negated layer gradient in the ResNet-50 step, one element off in
-// the operations), as Fixtures.EveryFamilysCheckRejectsAPlantedFault does on the GPU.
+// fault (BenchmarkCase::plant_fault: a negated layer gradient in the ResNet-50 step, one element
+// off in the operations), as Fixtures.EveryFamilysCheckRejectsAPlantedFault does on the GPU.
 TEST(CpuFixtures, EveryFamilysCheckRejectsAPlantedFault) {
-  std::map<std::string, const CpuSpec*> smallest;
-  for (const CpuSpec& s : registered_cpu_cases()) {
-    auto& slot = smallest[s.name.substr(0, s.name.find_last_of('/'))];
-    if (!slot || s.size < slot->size) slot = &s;
-  }
+  const auto smallest = smallest_of_each_variant(/*on_gpu=*/false);
   int caught = 0;
   for (auto& [family, spec] : smallest) {
     SCOPED_TRACE(spec->name);
+    auto env = Env::host_only(1);
     auto c = spec->make();
-    c->setup();
-    c->run();
-    ASSERT_NO_THROW(c->validate());
-    const std::string fault = c->plant_fault();
+    c->setup(*env);
+    c->run(*env);
+    ASSERT_NO_THROW(c->validate(*env));
+    const std::string fault = c->plant_fault(*env);
     if (fault.empty()) {
       ADD_FAILURE() << family << " plants no fault (plant_fault)";
       continue;
     }
     try {
-      c->validate();
+      c->validate(*env);
       ADD_FAILURE() << "accepted: " << fault;
     } catch (const ValidationError& e) {
       ++caught;

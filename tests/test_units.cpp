@@ -7,13 +7,13 @@
 #include <limits>
 #include <stdexcept>
 
-#include "fixtures/counters.h"
-#include "fixtures/dtype.h"
-#include "fixtures/memory_pool.h"
-#include "fixtures/models.h"
-#include "fixtures/peaks.h"
-#include "fixtures/stats.h"
-#include "fixtures/validate.h"
+#include "fixtures/detail/counters.h"
+#include "fixtures/detail/memory_pool.h"
+#include "fixtures/detail/models.h"
+#include "fixtures/detail/peaks.h"
+#include "fixtures/detail/stats.h"
+#include "fixtures/detail/validate.h"
+#include "kernels/dtype.h"
 
 namespace cubench {
 namespace {

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include "fixtures/world.h"
+#include "fixtures/detail/world.h"
 
 namespace cubench {
 namespace {

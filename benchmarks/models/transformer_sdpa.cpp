@@ -1,6 +1,6 @@
 #include "benchmarks/models/transformer_sdpa.h"
 
-#include "fixtures/compat/torch_compat.h"
+#include "fixtures/cubench_torch.h"
 
 namespace cubench {
 namespace {
