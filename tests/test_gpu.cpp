@@ -3,6 +3,8 @@
 // reason on a machine without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -11,6 +13,7 @@
 
 #include "fixtures/detail/ceiling.h"
 #include "fixtures/detail/check.h"
+#include "fixtures/detail/counters.h"
 #include "fixtures/detail/env.h"
 #include "fixtures/detail/options.h"
 #include "fixtures/detail/registry.h"
@@ -251,6 +254,26 @@ TEST(Harness, CopyCeilingIsMeasured) {
   EXPECT_EQ(copy_ceiling(), bw);
 }
 
+// Every registered family keeps the contract (family.h) the tools rely on: its headline counter
+// and its own counters declared (counters.h), its size axis one of its axes, names unique. No GPU
+// needed: this runs on CI.
+TEST(Contract, EveryFamilyDeclaresWhatItsSchemaNames) {
+  std::set<std::string> names;
+  for (const Spec& s : registered_cases()) EXPECT_TRUE(names.insert(s.name).second) << s.name;
+  ASSERT_GE(registered_families().size(), 7u);
+  for (const FamilyInfo& f : registered_families()) {
+    SCOPED_TRACE(f.name);
+    if (!f.main_counter.empty()) {
+      EXPECT_NE(find_counter(f.main_counter), nullptr);
+    }
+    for (const std::string& c : f.counters) EXPECT_NE(find_counter(c), nullptr) << c;
+    if (!f.size_axis.empty()) {
+      EXPECT_TRUE(std::any_of(f.axes.begin(), f.axes.end(),
+                              [&](const Axis& a) { return a.name == f.size_axis; }));
+    }
+  }
+}
+
 // Every registered family (name without its sizes), at its smallest size: set-up, one run and
 // its validation must pass on the inputs a default run draws (the same seed).
 TEST(Fixtures, EveryFamilyValidatesAtItsSmallestSize) {
@@ -267,6 +290,8 @@ TEST(Fixtures, EveryFamilyValidatesAtItsSmallestSize) {
       work->run(env);
       work->validate(env);
       CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+      for (const auto& counter : work->counters(1.0))
+        EXPECT_NE(find_counter(counter.first), nullptr) << counter.first << " is not declared";
     } catch (const KnownInaccuracy& e) {
       // The check caught a result the library is documented here to get wrong (gesvdp fp32):
       // the run reports it as inaccurate, untimed; it is not this check failing.

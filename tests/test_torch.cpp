@@ -13,6 +13,7 @@
 #include "benchmarks/models/transformer_sdpa.h"
 #include "fixtures/detail/check.h"
 #include "fixtures/detail/compat/torch_compat.h"
+#include "fixtures/detail/counters.h"
 #include "fixtures/detail/registry.h"
 #include "fixtures/detail/torch/foreach_sgd.h"
 #include "fixtures/detail/torch/loss_scaler.h"
@@ -295,6 +296,8 @@ TEST(CpuFixtures, EveryFamilyValidates) {
       c->run(*env);
       c->validate(*env);
     });
+    for (const auto& counter : c->counters(1.0))
+      EXPECT_NE(find_counter(counter.first), nullptr) << counter.first << " is not declared";
   }
 }
 

@@ -1,0 +1,154 @@
+// The contract a family signs (fixtures/detail/family.h, counters.h, schema.h): names made from
+// declared axes, zipped and filtered configurations, counters declared once, and the schema
+// text the tools read. All without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "fixtures/detail/check.h"
+#include "fixtures/detail/family.h"
+#include "fixtures/detail/registry.h"
+#include "fixtures/detail/runner.h"
+#include "fixtures/detail/schema.h"
+
+namespace cubench {
+namespace {
+
+class Nothing final : public BenchmarkCase {
+ public:
+  void setup(Env&) override {}
+  void run(Env&) override {}
+  void validate(Env&) override {}
+  Work work() const override { return {}; }
+};
+
+std::vector<std::string> names_of(const std::string& family) {
+  std::vector<std::string> out;
+  for (const Spec& s : registered_cases())
+    if (s.family == family) out.push_back(s.name);
+  return out;
+}
+
+Family::Factory nothing() {
+  return [](const Point&) { return std::make_unique<Nothing>(); };
+}
+
+TEST(Family, NamesAreTheAxesValuesInDeclarationOrderAsNestedLoops) {
+  Family("contract_test/product", "")
+      .axis(dtype_axis({DType::fp32, DType::bf16}))
+      .axis(int_axis("n", {1, 22}))
+      .axis(string_axis("cache", {"cold", "hot"}))
+      .make(nothing())
+      .add();
+  EXPECT_EQ(names_of("contract_test/product"),
+            (std::vector<std::string>{
+                "contract_test/product/fp32/1/cold", "contract_test/product/fp32/1/hot",
+                "contract_test/product/fp32/22/cold", "contract_test/product/fp32/22/hot",
+                "contract_test/product/bf16/1/cold", "contract_test/product/bf16/1/hot",
+                "contract_test/product/bf16/22/cold", "contract_test/product/bf16/22/hot"}));
+}
+
+TEST(Family, ZippedAxesStepTogetherAndWhereLeavesOut) {
+  Family("contract_test/zip", "")
+      .axis(string_axis("t", {"a", "b"}))
+      .axis(int_axis("m", {8, 16, 32}))
+      .axis(int_axis("k", {1, 2, 3}))
+      .zip({"m", "k"})
+      .where([](const Point& p) { return !(p.get_string("t") == "b" && p.get_int("k") == 2); })
+      .make(nothing())
+      .add();
+  EXPECT_EQ(names_of("contract_test/zip"),
+            (std::vector<std::string>{"contract_test/zip/a/8/1", "contract_test/zip/a/16/2",
+                                      "contract_test/zip/a/32/3", "contract_test/zip/b/8/1",
+                                      "contract_test/zip/b/32/3"}));
+}
+
+TEST(Family, NoAxesIsOneConfigurationNamedAfterTheFamily) {
+  Family("contract_test/single", "").make(nothing()).add();
+  EXPECT_EQ(names_of("contract_test/single"), std::vector<std::string>{"contract_test/single"});
+}
+
+TEST(Family, ZippedAxesOfDifferentLengthsAreRefused) {
+  Family f("contract_test/bad_zip", "");
+  f.axis(int_axis("m", {1, 2})).axis(int_axis("k", {1})).zip({"m", "k"}).make(nothing());
+  EXPECT_THROW(f.add(), Error);
+  EXPECT_TRUE(names_of("contract_test/bad_zip").empty());
+}
+
+TEST(Family, SpecCarriesTimerSamplingSizeAndVariant) {
+  Family("contract_test/spec", "")
+      .axis(string_axis("variant", {"x"}))
+      .axis(int_axis("n", {1000}))
+      .axis(string_axis("cache", {"cold"}))
+      .timer(Timer::host_clock)
+      .sampling([](const Point& p) {
+        Sampling s = Sampling::runs_per_sample(3);
+        s.cold_l2 = p.get_bool("cache", "cold");
+        return s;
+      })
+      .size([](const Point& p) { return 2.0 * p.get_int("n"); })
+      .make(nothing())
+      .add();
+  const Spec* spec = nullptr;
+  for (const Spec& s : registered_cases())
+    if (s.family == "contract_test/spec") spec = &s;
+  ASSERT_NE(spec, nullptr);
+  EXPECT_FALSE(spec->needs_gpu());
+  EXPECT_TRUE(spec->cold_l2);
+  EXPECT_EQ(spec->batch, 3);
+  EXPECT_EQ(spec->size, 2000.0);
+  EXPECT_EQ(spec->variant(), "contract_test/spec/x/cold");
+  EXPECT_EQ(spec->variant(), family_of(spec->name));
+  EXPECT_EQ(spec->point.get_int("n"), 1000);
+  EXPECT_THROW(spec->point.get_int("m"), Error);
+  EXPECT_NE(spec->make(), nullptr);
+}
+
+TEST(Axis, PowerOfTwoAxisRefusesOtherNumbers) {
+  EXPECT_EQ(pow2_axis("bytes", {8, 1 << 20}).values, (std::vector<std::string>{"8", "1048576"}));
+  EXPECT_THROW(pow2_axis("bytes", {8, 12}), Error);
+  EXPECT_THROW(pow2_axis("bytes", {0}), Error);
+}
+
+TEST(Runner, HostClockSamplesAreOneRunEach) {
+  Spec host;
+  host.timer = Timer::host_clock;
+  EXPECT_EQ(choose_batch(host, 1e-6), 1);
+}
+
+TEST(Counters, DeclaredOnceWithOneMeaning) {
+  const CounterDef widgets{"contract_test_widgets", "widget/s", Better::higher, "test"};
+  EXPECT_TRUE(declare_counter(widgets));
+  EXPECT_TRUE(declare_counter(widgets));  // the same declaration again: no conflict
+  ASSERT_NE(find_counter("contract_test_widgets"), nullptr);
+  EXPECT_EQ(find_counter("contract_test_widgets")->unit, "widget/s");
+  EXPECT_THROW(declare_counter({"contract_test_widgets", "s", Better::lower, "other"}), Error);
+  EXPECT_EQ(find_counter("no_such_counter"), nullptr);
+  // The harness's own, whatever the order of static initialisation.
+  for (const char* name : {"TFLOPS", "GBps", "peak_mem_bytes", "first_call_ms", "sample_cv"})
+    EXPECT_NE(find_counter(name), nullptr) << name;
+}
+
+TEST(Schema, DescribesFamiliesAxesAndCountersAsJsonText) {
+  FamilyInfo f;
+  f.name = "toy/\"quoted\"";
+  f.description = "back\\slash\nnewline";
+  f.axes = {string_axis("dtype", {"fp32"}), pow2_axis("bytes", {8})};
+  f.counters = {"widgets"};
+  f.main_counter = "widgets";
+  f.size_axis = "bytes";
+  f.timer = Timer::host_clock;
+  const std::string json = schema_json({f}, {{"widgets", "widget/s", Better::higher, "how many"}});
+  EXPECT_EQ(json,
+            "{\"version\": 1, \"counters\": {\"widgets\": {\"unit\": \"widget/s\", \"better\": "
+            "\"higher\", \"description\": \"how many\"}}, \"families\": {\"toy/\\\"quoted\\\"\": "
+            "{\"description\": \"back\\\\slash\\u000anewline\", \"axes\": [{\"name\": \"dtype\", "
+            "\"kind\": \"string\"}, {\"name\": \"bytes\", \"kind\": \"pow2\"}], "
+            "\"main_counter\": \"widgets\", \"size_axis\": \"bytes\", \"timer\": \"host_clock\", "
+            "\"counters\": [\"widgets\"]}}}");
+}
+
+}  // namespace
+}  // namespace cubench
