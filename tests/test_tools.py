@@ -151,7 +151,9 @@ class BadInput(unittest.TestCase):
         self.one_line_exit_2(*two, "--alpha", "2", expect="--alpha wants a significance level")
         self.one_line_exit_2(*two, "--alpha", "x", expect="argument --alpha: invalid float value")
         self.one_line_exit_2(*two, "--counters", "TFLOPZ", expect="unknown counter(s) TFLOPZ")
-        self.one_line_exit_2(*two, "--counters", "images_per_s", expect="none of images_per_s")
+        self.one_line_exit_2(*two, "--counters", "TFLOPS,images_per_s",
+                             expect="unknown counter(s) images_per_s: not in the compared rows, whose "
+                                    "counters are: GBps, pct_peak, recon_error, sm_clock_MHz, TFLOPS")
         self.one_line_exit_2(*two, "--filter", "^nothing", expect="--filter '^nothing' matches no benchmark")
         self.one_line_exit_2(data("cuda-13.0.json"), expect="takes exactly two files, got 1")
         self.one_line_exit_2(data("cuda-13.0.json"), data("cuda-11.8.json"), "-d", DATA,
