@@ -15,8 +15,10 @@
       that only informs). `!` marks rows whose SM clocks differ by more than 5% between files,
       and the header says when files ran on different GPUs.
       Counter columns: --counters names any counter the compared rows carry; by default the main
-      counters of the families in the table (from the files' schema), then those of
-      LEGACY_SHOWN present. A counter's unit, where the schema declares one, is in its header.
+      counters of the table's families (from the files' schema), then those present of TFLOPS,
+      GBps, busbw_GBps, images_per_s, peak_mem_bytes and fragmentation (for files without a
+      schema: those alone, as before it). A counter's unit, where the schema declares one, is in
+      its header.
 
 An option the mode does not take (--format, --min-effect, --counters without --table; -a,
 --no-color, -d with it) is an error, as is input that is malformed (not a file, not UTF-8, not
