@@ -295,7 +295,9 @@ def _choice(path, where, obj, key, choices):
 
 def parse_schema(text, path):
     """The Schema in a file's context["cubench_schema"] (JSON text); InputError naming the file and
-    the first thing wrong unless it is exactly the documented shape."""
+    the first thing wrong unless it has the documented shape: every field the tools read there, of
+    its type, and each name it refers to declared. Fields beyond those are let be (a later
+    cubench may add some)."""
     if not isinstance(text, str):
         raise InputError(f"{path}: context \"{SCHEMA_FIELD}\" is {_describe(text)}, not a string "
                          "(JSON text)")
