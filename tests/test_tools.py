@@ -1,6 +1,8 @@
 """ctest: the Python tools on committed sample results (tests/data): the N-way table's numbers and
 marks, CSV, exit codes on bad input, the compare.py front, files cut mid-write, and that every
-chart is written with one colour per file. (Each class of bad input file is also a ctest case of
+chart is written with one colour per file. Files with a schema (cubench_schema): a family and a
+counter no tool has seen are read, compared, judged, merged and drawn (a generic chart); files
+without one give the tables and charts they gave before the schema (tests/data/expected). (Each class of bad input file is also a ctest case of
 its own: tools.bad_input.* in tests/CMakeLists.txt.)
 
 Exit status convention, every tool: 0 done; 2 a bad flag, input file or output path, with exactly
@@ -151,7 +153,9 @@ class BadInput(unittest.TestCase):
         self.one_line_exit_2(*two, "--alpha", "2", expect="--alpha wants a significance level")
         self.one_line_exit_2(*two, "--alpha", "x", expect="argument --alpha: invalid float value")
         self.one_line_exit_2(*two, "--counters", "TFLOPZ", expect="unknown counter(s) TFLOPZ")
-        self.one_line_exit_2(*two, "--counters", "images_per_s", expect="none of images_per_s")
+        self.one_line_exit_2(*two, "--counters", "TFLOPS,images_per_s",
+                             expect="unknown counter(s) images_per_s: not in the compared rows, whose "
+                                    "counters are: GBps, pct_peak, recon_error, sm_clock_MHz, TFLOPS")
         self.one_line_exit_2(*two, "--filter", "^nothing", expect="--filter '^nothing' matches no benchmark")
         self.one_line_exit_2(data("cuda-13.0.json"), expect="takes exactly two files, got 1")
         self.one_line_exit_2(data("cuda-13.0.json"), data("cuda-11.8.json"), "-d", DATA,
@@ -391,6 +395,393 @@ class PlotColoursAndAxes(unittest.TestCase):
         figures = self.figures(data("allreduce-2gpu.json"))
         self.assertTrue(all(ax.get_yscale() == "log" for ax in figures["allreduce.png"]))
         self.assertTrue(all(ax.get_xscale() == "log" for ax in figures["allreduce.png"]))
+
+
+# A schema as cubench writes it (context["cubench_schema"], JSON text), for families and a counter
+# no tool has seen: toy/widget (main counter widgets_per_s against size n, a line per shape),
+# toy/gadget (no size axis: bars per mode), toy (shorter than toy/widget: the longest match wins),
+# and gemm (a hand-made chart's family: no generic chart).
+TOY_SCHEMA = {
+    "version": 1,
+    "counters": {
+        "widgets_per_s": {"unit": "widget/s", "better": "higher", "description": "widgets made per second"},
+        "wobble": {"unit": "mm", "better": "lower", "description": "how far a widget wobbles"},
+        "sm_clock_MHz": {"unit": "MHz", "better": "none", "description": "SM clock of the samples"},
+        "TFLOPS": {"unit": "TFLOP/s", "better": "higher", "description": "FLOPs per second"}},
+    "families": {
+        "toy/widget": {"description": "widgets of a shape", "axes": [{"name": "shape", "kind": "string"},
+                                                                     {"name": "n", "kind": "int"}],
+                       "main_counter": "widgets_per_s", "size_axis": "n", "timer": "cuda_events",
+                       "counters": ["widgets_per_s", "wobble"]},
+        "toy/gadget": {"description": "", "axes": [{"name": "mode", "kind": "string"}, {"name": "n", "kind": "pow2"}],
+                       "main_counter": "", "size_axis": "", "timer": "cuda_events", "counters": []},
+        "toy": {"description": "", "axes": [{"name": "what", "kind": "string"}], "main_counter": "",
+                "size_axis": "", "timer": "cuda_events", "counters": []},
+        "gemm": {"description": "C = A^T B", "axes": [{"name": "dtype", "kind": "string"}, {"name": "m", "kind": "int"},
+                                                      {"name": "n", "kind": "int"}, {"name": "k", "kind": "int"}],
+                 "main_counter": "TFLOPS", "size_axis": "m", "timer": "cuda_events", "counters": []}}}
+TOY_SIZES = (10, 1000, 100000)
+
+
+def toy_row(name, i, time_us, **counters):
+    return dict({"name": name, "run_name": name, "run_type": "iteration", "repetitions": 5,
+                 "repetition_index": i, "threads": 1, "iterations": 10, "real_time": time_us,
+                 "cpu_time": time_us, "time_unit": "us", "label": ""}, **counters)
+
+
+def toy_file(directory, name, square_speedup=1.0, wobble=0.5, schema=TOY_SCHEMA):
+    """Five repetitions of toy/widget/<round|square>/<n>, toy/gadget/<fast|slow>/<64|1024> and one
+    square GEMM; the square widgets made square_speedup times as fast as the round ones."""
+    rows = []
+    for shape in ("round", "square"):
+        for n in TOY_SIZES:
+            for i in range(5):
+                t = n * 1e-3 * (1 + 0.001 * i)
+                rows.append(toy_row(f"toy/widget/{shape}/{n}/manual_time", i, t,
+                                    widgets_per_s=n / (t * 1e-6) * (square_speedup if shape == "square" else 1),
+                                    wobble=wobble + 0.001 * i, sm_clock_MHz=1980.0))
+    for mode, scale in (("fast", 1), ("slow", 3)):
+        for n in (64, 1024):
+            rows += [toy_row(f"toy/gadget/{mode}/{n}/manual_time", i, n * scale + i, sm_clock_MHz=1980.0)
+                     for i in range(5)]
+    rows += [toy_row("gemm/bf16/256/256/256/manual_time", i, 10.0 + i, TFLOPS=3.3, sm_clock_MHz=1980.0)
+             for i in range(5)]
+    context = {"cuda_toolkit": "13.0", "cublas": "13.1.0", "gpu": "NVIDIA H200"}
+    if schema is not None:
+        context["cubench_schema"] = json.dumps(schema)
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        json.dump({"context": context, "benchmarks": rows}, f)
+    return path
+
+
+class SchemaFiles(unittest.TestCase):
+    """Result files with a schema: a family and a counter no tool has seen are read, compared and
+    drawn from what the file declares."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.a = toy_file(self.dir.name, "a.json")
+        self.b = toy_file(self.dir.name, "b.json", square_speedup=1.2)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def csv_table(self, *args):
+        r = tool("compare.py", "--table", *args, "--format", "csv")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return {row["benchmark"]: row for row in csv.DictReader(io.StringIO(r.stdout))}
+
+    def test_results_read_the_schema_and_every_counter(self):
+        import results
+        context, loaded = results.load(self.a)
+        schema = results.schema_of(context)
+        self.assertEqual(schema.counters["widgets_per_s"].unit, "widget/s")
+        widget = schema.families["toy/widget"]
+        self.assertEqual(([(a.name, a.kind) for a in widget.axes], widget.main_counter, widget.size_axis),
+                         ([("shape", "string"), ("n", "int")], "widgets_per_s", "n"))
+        r = loaded["toy/widget/square/1000/manual_time"]
+        self.assertEqual(sorted(r.counters), ["sm_clock_MHz", "widgets_per_s", "wobble"])  # no list of ours
+        self.assertEqual(len(r.counters["widgets_per_s"]), 5)
+        self.assertEqual(results.family_and_axes(r.run_name, schema), ("toy/widget", {"shape": "square", "n": 1000}))
+        self.assertEqual(results.family_and_axes("gemm/bf16/8192/12288/4096/manual_time", schema),
+                         ("gemm", {"dtype": "bf16", "m": 8192, "n": 12288, "k": 4096}))
+        self.assertEqual(results.family_and_axes("toy/gizmo/manual_time", schema), ("toy", {"what": "gizmo"}))
+        # toy/widget's n must be a number: the name fits no family, and falls back to the old rule
+        self.assertEqual(results.family_and_axes("toy/widget/round/ten/manual_time", schema),
+                         ("toy/widget/round/ten", {}))
+        self.assertEqual(results.better("widgets_per_s", schema), "higher")
+        self.assertEqual(results.better("wobble", schema), "lower")
+        self.assertEqual(results.better("sm_clock_MHz", schema), "none")
+
+    def test_files_without_a_schema_fall_back(self):
+        import results
+        context, loaded = results.load(data("torch-h200.json"))
+        self.assertIsNone(results.schema_of(context))
+        self.assertIsNone(results.merged_schema([context]))
+        self.assertEqual(results.family_and_axes("sigmoid/vectorized/fp16/10000000/cold/manual_time"),
+                         ("sigmoid/vectorized/fp16/cold", {}))
+        self.assertEqual(results.family_and_axes("gemm/bf16/8192/8192/8192/manual_time", None), ("gemm/bf16", {}))
+        # every number of a row is a counter, also those no list ever named
+        r = loaded["resnet50_train/tf32/nchw/32/256/manual_time"]
+        self.assertIn("allocated_at_start_bytes", r.counters)
+        self.assertIn("runs_per_sample", r.counters)
+        self.assertFalse(set(r.counters) & {"iterations", "repetitions", "repetition_index", "threads",
+                                            "real_time", "cpu_time", "family_index"})
+        self.assertEqual([results.better(c) for c in ("TFLOPS", "peak_allocated_bytes", "recon_error",
+                                                      "sm_clock_MHz", "never_heard_of")],
+                         ["higher", "lower", "lower", "none", "none"])
+
+    def test_merged_schema_first_file_wins(self):
+        import results
+        other = json.loads(json.dumps(TOY_SCHEMA))
+        other["counters"]["widgets_per_s"]["unit"] = "widget/min"
+        other["counters"]["gizmos"] = {"unit": "gizmo", "better": "higher", "description": ""}
+        merged = results.merged_schema([{}, {"cubench_schema": json.dumps(TOY_SCHEMA)},
+                                        {"cubench_schema": json.dumps(other)}])
+        self.assertEqual(merged.counters["widgets_per_s"].unit, "widget/s")
+        self.assertEqual(merged.counters["gizmos"].unit, "gizmo")
+
+    def test_compare_shows_and_judges_a_counter_no_tool_has_seen(self):
+        rows = self.csv_table(self.a, self.b)
+        square, round_ = rows["toy/widget/square/1000/manual_time"], rows["toy/widget/round/1000/manual_time"]
+        b = "CUDA 13.0 (cuBLAS 13.1.0) [b.json]"
+        # the default columns: each family's main counter, with its unit; no other counter
+        self.assertEqual([k for k in square if k.startswith(b)],
+                         [f"{b}: time us", f"{b}: widgets_per_s (widget/s)", f"{b}: TFLOPS (TFLOP/s)",
+                          f"{b}: change %", f"{b}: p", f"{b}: verdict"])
+        self.assertAlmostEqual(float(square[f"{b}: widgets_per_s (widget/s)"]) / 1e9, 1.198, places=3)
+        # the same times, 20% more widgets per second: the verdict is on the main counter
+        self.assertEqual((square[f"{b}: change %"], square[f"{b}: verdict"]), ("+20.0", "better"))
+        self.assertEqual((round_[f"{b}: change %"], round_[f"{b}: verdict"]), ("+0.0", "same"))
+        # a family whose main figure is the time keeps faster/slower
+        self.assertEqual(rows["toy/gadget/fast/64/manual_time"][f"{b}: verdict"], "same")
+        r = tool("compare.py", "--table", self.a, self.b)
+        self.assertIn("for gemm: TFLOPS (higher is better); toy/widget: widgets_per_s (higher is better)", r.stdout)
+        self.assertIn("3 of this table's 11 verdicts say something other than same", r.stdout)  # the squares
+
+    def test_a_lower_is_better_main_counter(self):
+        schema = json.loads(json.dumps(TOY_SCHEMA))
+        schema["families"]["toy/widget"]["main_counter"] = "wobble"
+        a = toy_file(self.dir.name, "wa.json", schema=schema)
+        b = toy_file(self.dir.name, "wb.json", wobble=0.6, schema=schema)
+        c = toy_file(self.dir.name, "wc.json", wobble=0.4, schema=schema)
+        rows = self.csv_table(a, b, c)
+        row = rows["toy/widget/round/10/manual_time"]
+        self.assertEqual(row["CUDA 13.0 (cuBLAS 13.1.0) [wb.json]: verdict"], "worse")
+        self.assertEqual(row["CUDA 13.0 (cuBLAS 13.1.0) [wc.json]: verdict"], "better")
+        self.assertIn("CUDA 13.0 (cuBLAS 13.1.0) [wc.json]: wobble (mm)", row)
+        self.assertNotIn("CUDA 13.0 (cuBLAS 13.1.0) [wc.json]: widgets_per_s (widget/s)", row)
+
+    def test_counters_flag_takes_any_counter_the_rows_carry(self):
+        rows = self.csv_table(self.a, self.b, "--counters", "wobble,sm_clock_MHz", "--filter", "^toy/widget/")
+        row = rows["toy/widget/round/10/manual_time"]
+        a = "CUDA 13.0 (cuBLAS 13.1.0) [a.json]"
+        self.assertEqual([k for k in row if k.startswith(a)],
+                         [f"{a}: time us", f"{a}: wobble (mm)", f"{a}: sm_clock_MHz (MHz)"])
+        self.assertEqual(row[f"{a}: wobble (mm)"], "0.502")
+        r = tool("compare.py", "--table", self.a, self.b, "--counters", "widgets_per_sec", "--filter", "^toy/widget/")
+        assert_one_line_error(self, r, re.escape(
+            "tools/compare: --counters: unknown counter(s) widgets_per_sec: not in the compared rows, "
+            "whose counters are: sm_clock_MHz, widgets_per_s, wobble") + "$")
+
+    def figures(self, *paths):
+        return PlotColoursAndAxes.figures(self, *paths)
+
+    def test_plot_draws_a_generic_chart_per_family(self):
+        with tempfile.TemporaryDirectory() as out:
+            r = tool("plot.py", "--out-dir", out, self.a, self.b)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.split(), [os.path.join(out, f) for f in
+                                                ("gemm.png", "toy_gadget.png", "toy_widget.png")])
+            with open(os.path.join(out, "toy_widget.png"), "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        from matplotlib.colors import to_hex
+        figures = self.figures(self.a, self.b)
+        self.assertEqual(sorted(figures), ["gemm.png", "toy_gadget.png", "toy_widget.png"])
+        [ax] = figures["toy_widget.png"]
+        self.assertEqual((ax.get_xlabel(), ax.get_ylabel()), ("n", "widgets_per_s (widget/s), higher is better"))
+        self.assertEqual(ax.get_xscale(), "log")  # 10 to 100000
+        lines = {c.get_label(): c.lines[0] for c in ax.containers}
+        self.assertEqual(sorted(lines), sorted(f"shape={s}: CUDA 13.0 (cuBLAS 13.1.0) [{f}]"
+                                               for s in ("round", "square") for f in ("a.json", "b.json")))
+        for label, line in lines.items():
+            shape, file = label.split(":")[0], label.rsplit("[", 1)[1].rstrip("]")
+            self.assertEqual(to_hex(line.get_color()), to_hex("C0" if file == "a.json" else "C1"), label)
+            self.assertEqual(line.get_marker(), "o" if shape == "shape=round" else "s", label)
+            self.assertEqual(list(line.get_xdata()), list(TOY_SIZES))
+        ys = lines["shape=square: CUDA 13.0 (cuBLAS 13.1.0) [b.json]"].get_ydata()
+        self.assertTrue(all(abs(y / 1.198e9 - 1) < 1e-3 for y in ys), ys)
+        # no size axis: a bar per file for each combination of the axes' values, the time as y
+        [ax] = figures["toy_gadget.png"]
+        self.assertEqual([t.get_text() for t in ax.get_xticklabels()], ["fast/64", "fast/1024", "slow/64", "slow/1024"])
+        self.assertEqual(ax.get_ylabel(), "time (us), lower is better")
+        self.assertEqual([to_hex(c.patches[0].get_facecolor()) for c in ax.containers if c.get_label()[0] != "_"],
+                         [to_hex("C0"), to_hex("C1")])
+
+    def test_plot_functions_work_without_main(self):
+        import plot
+        import results
+        loaded = [(f"file {i}",) + results.load(p) for i, p in enumerate((self.a, self.b))]
+        with tempfile.TemporaryDirectory() as out:
+            first = plot.charts_for(loaded, out)
+            second = plot.charts_for(loaded, out)  # nothing kept from the first call
+            self.assertEqual((len(first[0]), first[1]), (len(second[0]), second[1]))
+            self.assertEqual(sorted(os.path.basename(chart()) for chart in first[0]),
+                             ["gemm.png", "toy_gadget.png", "toy_widget.png"])
+
+    def test_plot_leaves_out_a_family_without_its_main_counter_with_a_line(self):
+        with open(self.a) as f:
+            doc = json.load(f)
+        for row in doc["benchmarks"]:
+            row.pop("widgets_per_s", None)
+        path = os.path.join(self.dir.name, "no-widgets.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        with tempfile.TemporaryDirectory() as out:
+            r = tool("plot.py", "--out-dir", out, path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stderr.splitlines(), [
+                "tools/plot: toy/widget: left out 6 benchmark(s) without its main counter widgets_per_s; "
+                "no toy_widget.png"])
+            self.assertFalse(os.path.exists(os.path.join(out, "toy_widget.png")))
+
+    def test_merge_keeps_the_schema_and_every_counter(self):
+        out = os.path.join(self.dir.name, "merged.json")
+        r = tool("merge_processes.py", out, self.a, self.b)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            merged = json.load(f)
+        self.assertEqual(json.loads(merged["context"]["cubench_schema"]), TOY_SCHEMA)
+        row = next(row for row in merged["benchmarks"] if row["run_name"] == "toy/widget/round/10/manual_time")
+        self.assertEqual((row["wobble"], row["sm_clock_MHz"]), (0.502, 1980.0))
+        rows = self.csv_table(out, out, "--no-utest")
+        self.assertIn("CUDA 13.0 (cuBLAS 13.1.0), 2 processes [merged.json]: widgets_per_s (widget/s)",
+                      rows["toy/widget/round/10/manual_time"])
+
+    def test_merge_refuses_files_of_different_schemas(self):
+        other = json.loads(json.dumps(TOY_SCHEMA))
+        other["counters"]["wobble"]["unit"] = "um"
+        c = toy_file(self.dir.name, "c.json", schema=other)
+        old = toy_file(self.dir.name, "old.json", schema=None)
+        out = os.path.join(self.dir.name, "merged.json")
+        for inputs, expect in (((self.a, c), f"{c} has another cubench_schema than {self.a}"),
+                               ((self.a, old), f"{old} has no cubench_schema and {self.a} has one"),
+                               ((old, self.a), f"{self.a} has a cubench_schema and {old} has none")):
+            with self.subTest(inputs=inputs):
+                r = tool("merge_processes.py", out, *inputs)
+                assert_one_line_error(self, r, "^tools/merge-processes: " + re.escape(
+                    expect + ": the processes of one merge must come from one build") + "$")
+                self.assertFalse(os.path.exists(out))
+
+
+class BadSchema(unittest.TestCase):
+    """A schema that is not the documented shape is bad input: one line naming the file and what is
+    wrong, exit status 2, from every tool."""
+
+    def write(self, d, schema):
+        path = os.path.join(d, "bad-schema.json")
+        with open(path, "w") as f:
+            json.dump({"context": {"cubench_schema": schema if isinstance(schema, str) else json.dumps(schema)},
+                       "benchmarks": [toy_row("toy/widget/round/10/manual_time", 0, 1.0)]}, f)
+        return path
+
+    def test_each_fault_is_named(self):
+        def broken(change):
+            schema = json.loads(json.dumps(TOY_SCHEMA))
+            change(schema)
+            return schema
+        cases = (
+            ("{", 'context "cubench_schema" is not JSON (Expecting property name enclosed in double quotes'),
+            ([], "cubench_schema: the schema is a list, not an object"),
+            (broken(lambda s: s.update(version=2)), 'cubench_schema: "version" is 2, not 1'),
+            (broken(lambda s: s.pop("families")), 'cubench_schema: the schema has no "families"'),
+            (broken(lambda s: s["counters"]["wobble"].update(unit=3)),
+             'cubench_schema: counter "wobble": "unit" is 3, not a string'),
+            (broken(lambda s: s["families"]["toy/widget"]["axes"][1].update(kind="float")),
+             'cubench_schema: family "toy/widget", axis 2: "kind" is the string "float", not int, pow2 or string'),
+            (broken(lambda s: s["families"]["toy/widget"].update(axes="shape/n")),
+             'cubench_schema: family "toy/widget": "axes" is the string "shape/n", not a list'),
+            (broken(lambda s: s["families"]["toy/widget"].update(main_counter="gizmos")),
+             'cubench_schema: family "toy/widget": main_counter "gizmos" is not one the schema\'s "counters" declares'),
+            (broken(lambda s: s["families"]["toy/widget"].update(size_axis="shape")),
+             'cubench_schema: family "toy/widget": size_axis "shape" is a string axis, not int or pow2'),
+            (broken(lambda s: s["families"]["toy/widget"].update(size_axis="m")),
+             'cubench_schema: family "toy/widget": size_axis "m" is not one of its axes'),
+            (broken(lambda s: s["families"]["toy/widget"]["counters"].append("gizmos")),
+             'cubench_schema: family "toy/widget": its counter the string "gizmos" is not one the schema\'s '
+             '"counters" declares'),
+            (broken(lambda s: s["families"]["toy/widget"].pop("main_counter")),
+             'cubench_schema: family "toy/widget" has no "main_counter"'),
+            # a declared counter that is not a number in a row is a bad counter, as without a schema
+            (broken(lambda s: s["counters"].update(label_text={"unit": "", "better": "none"})), None))
+        with tempfile.TemporaryDirectory() as d:
+            for schema, expect in cases:
+                path = self.write(d, schema)
+                if expect is None:
+                    with open(path) as f:
+                        doc = json.load(f)
+                    doc["benchmarks"][0]["label_text"] = "fast"
+                    with open(path, "w") as f:
+                        json.dump(doc, f)
+                    expect = 'toy/widget/round/10/manual_time: counter label_text is the string "fast", not a number'
+                with self.subTest(expect=expect):
+                    for args in (("compare.py", "--table", path, path), ("plot.py", "--out-dir", d, path),
+                                 ("merge_processes.py", os.path.join(d, "m.json"), path, path)):
+                        r = tool(*args)
+                        assert_one_line_error(self, r, r"^tools/[a-z-]+: " + re.escape(f"{path}: {expect}"))
+
+    def test_an_undeclared_text_field_is_not_a_counter(self):
+        import results
+        with tempfile.TemporaryDirectory() as d:
+            path = self.write(d, TOY_SCHEMA)
+            with open(path) as f:
+                doc = json.load(f)
+            doc["benchmarks"][0]["skip_note"] = "a newer Google Benchmark's text"
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            _, loaded = results.load(path)
+        self.assertNotIn("skip_note", loaded["toy/widget/round/10/manual_time"].counters)
+
+
+# tests/data/expected: what the tools gave for files without a schema before they read one (made
+# at db9d1ec): such files must still give the same tables and charts.
+EXPECTED = os.path.join(DATA, "expected")
+TABLES_WITHOUT_SCHEMA = {
+    "cuda-13.0-vs-cuda-11.8.md": ("--table", "cuda-13.0.json", "cuda-11.8.json"),
+    "torch-h200-vs-itself.md": ("--table", "torch-h200.json", "torch-h200.json"),
+    "one-repetition-vs-cuda-13.0.md": ("--table", "--no-utest", "one-repetition.json", "cuda-13.0.json"),
+    "truncated-vs-cuda-11.8.md": ("--table", "truncated.json", "cuda-11.8.json")}
+CHARTS_WITHOUT_SCHEMA = ("cuda-13.0.json", "cuda-11.8.json", "torch-h200.json", "allreduce-2gpu.json",
+                         "one-repetition.json", "truncated.json")
+
+
+def chart_summary(figures):
+    """What each chart draws, as JSON: per panel its title, axis labels and scales, annotations,
+    each file's line (label, colour, points) and bars (label, colour, positions, heights)."""
+    from matplotlib.colors import to_hex
+    out = {}
+    for chart, axes in sorted(figures.items()):
+        panels = []
+        for ax in axes:
+            series = []
+            for c in ax.containers:
+                if c.get_label().startswith("_"):
+                    continue  # the error bars of bars
+                if hasattr(c, "patches"):
+                    series.append(["bars", c.get_label(), to_hex(c.patches[0].get_facecolor()),
+                                   [[round(p.get_x(), 9), round(p.get_height(), 9)] for p in c.patches]])
+                else:
+                    line = c.lines[0]
+                    series.append(["line", c.get_label(), to_hex(line.get_color()),
+                                   [[round(float(x), 9), round(float(y), 9)]
+                                    for x, y in zip(line.get_xdata(), line.get_ydata())]])
+            panels.append({"title": ax.get_title(), "x": ax.get_xlabel(), "y": ax.get_ylabel(),
+                           "scales": [ax.get_xscale(), ax.get_yscale()],
+                           "notes": [t.get_text() for t in ax.texts], "series": series,
+                           "categories": [t.get_text() for t in ax.get_xticklabels()] if ax.patches else []})
+        out[chart] = panels
+    return out
+
+
+class WithoutSchema(unittest.TestCase):
+    """Files written before the schema give the tables and charts they gave before it."""
+
+    def test_tables_are_as_before(self):
+        for expected, args in TABLES_WITHOUT_SCHEMA.items():
+            with self.subTest(table=expected):
+                r = subprocess.run([sys.executable, os.path.join(TOOLS, "compare.py"), *args],
+                                   capture_output=True, text=True, cwd=DATA)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(os.path.join(EXPECTED, expected)) as f:
+                    self.assertEqual(r.stdout, f.read())
+
+    def test_charts_are_as_before(self):
+        figures = PlotColoursAndAxes.figures(self, *map(data, CHARTS_WITHOUT_SCHEMA))
+        with open(os.path.join(EXPECTED, "charts-without-schema.json")) as f:
+            expected = json.load(f)
+        self.assertEqual(sorted(figures), sorted(expected))  # the hand-made charts, no generic one
+        self.assertEqual(json.loads(json.dumps(chart_summary(figures))), expected)
 
 
 class CutMidWrite(unittest.TestCase):

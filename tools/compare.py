@@ -5,12 +5,20 @@
       Google Benchmark's own compare.py (benchmarks mode, U-test on), found at $GBENCH_COMPARE or
       /usr/share/benchmark/compare.py. --filter and --rename(-in) select and rename rows before it
       reads them; --alpha, --no-utest, -a, --no-color and -d are compare.py's own options.
-  tools/compare --table base.json other.json [more.json ...] [--format md|csv]
+  tools/compare --table base.json other.json [more.json ...] [--format md|csv] [--counters C,...]
       The N-way table compare.py lacks: one row per benchmark, per file its median time and
-      counters, the change of the time against the first file, and a verdict: `faster`/`slower`
-      only when a Mann-Whitney U test over the repetitions gives p < --alpha AND the change is at
-      least --min-effect; otherwise `same`. `!` marks rows whose SM clocks differ by more than 5%
-      between files, and the header says when files ran on different GPUs.
+      counters, the change of the row's main figure against the first file, and a verdict on it:
+      a change only when a Mann-Whitney U test over the repetitions gives p < --alpha AND the
+      change is at least --min-effect; otherwise `same`. The main figure is the time
+      (`faster`/`slower`), or, where the file's schema gives the row's family a main counter, that
+      counter (`better`/`worse` in the direction the schema declares; `higher`/`lower` for one
+      that only informs). `!` marks rows whose SM clocks differ by more than 5% between files,
+      and the header says when files ran on different GPUs.
+      Counter columns: --counters names any counter the compared rows carry; by default the main
+      counters of the table's families (from the files' schema), then those present of TFLOPS,
+      GBps, busbw_GBps, images_per_s, peak_mem_bytes and fragmentation (for files without a
+      schema: those alone, as before it). A counter's unit, where the schema declares one, is in
+      its header.
 
 An option the mode does not take (--format, --min-effect, --counters without --table; -a,
 --no-color, -d with it) is an error, as is input that is malformed (not a file, not UTF-8, not
@@ -25,19 +33,27 @@ import json
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli  # noqa: E402
-from results import COUNTERS, InputError, is_iteration, label_of, load, read, renamed, run_name  # noqa: E402
+from results import (InputError, better, is_iteration, label_of, load, merged_schema, read,  # noqa: E402
+                     renamed, run_name, unit)
 
 DEFAULT_ALPHA = 0.05
 # Below this a difference is `same` however small its p-value: the A/A runs on the H200
 # (docs/results/h200/aa.md) flagged real but immaterial shifts under it.
 DEFAULT_MIN_EFFECT = 0.02
-SHOWN_COUNTERS = ("TFLOPS", "GBps", "busbw_GBps", "images_per_s", "peak_mem_bytes", "fragmentation")
+# The counter columns a table shows by default besides its families' main counters, and all of
+# them for files written before the schema: the table these files always gave.
+LEGACY_SHOWN = ("TFLOPS", "GBps", "busbw_GBps", "images_per_s", "peak_mem_bytes", "fragmentation")
+# A verdict's words, (for a rise, for a fall) of the figure: the time's, and a counter's by the
+# direction its schema declares.
+WORDS = {"time": ("slower", "faster"), "higher": ("better", "worse"), "lower": ("worse", "better"),
+         "none": ("higher", "lower")}
 COMPARE_PY_MODE = "two-file mode (compare.py)"
 # Options only one mode has: {argparse dest: the flag as the user writes it}.
 TABLE_ONLY = {"format": "--format", "min_effect": "--min-effect", "counters": "--counters"}
@@ -58,8 +74,9 @@ def parse_args(argv):
     p.add_argument("--rename-in", action="append", default=[], metavar="N:REGEX=REPLACEMENT",
                    help="as --rename, in the Nth file only (1-based): e.g. '1:_graph/=/' sets a "
                         "graph variant against the other file's eager rows")
-    p.add_argument("--counters", help="--table: comma-separated counters to show (default: "
-                                      f"those present of {','.join(SHOWN_COUNTERS)})")
+    p.add_argument("--counters", help="--table: comma-separated counters to show, any the compared "
+                                      "rows carry (default: the main counters of their families, "
+                                      f"then those present of {','.join(LEGACY_SHOWN)})")
     p.add_argument("--no-utest", action="store_true", help="no significance test")
     p.add_argument("-a", "--display_aggregates_only", action="store_true",
                    help="compare.py's: show only the aggregates")
@@ -70,7 +87,7 @@ def parse_args(argv):
     args.filter_given = args.filter is not None
     args.counters_given = args.counters is not None
     for dest, default in (("format", "md"), ("filter", "."), ("alpha", DEFAULT_ALPHA),
-                          ("min_effect", DEFAULT_MIN_EFFECT), ("counters", ",".join(SHOWN_COUNTERS))):
+                          ("min_effect", DEFAULT_MIN_EFFECT)):
         if getattr(args, dest) is None:
             setattr(args, dest, default)
     if not 0 < args.alpha < 1:
@@ -116,14 +133,31 @@ def utest(a, b):
     return float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
 
-def verdict(base, other, args):
-    """(change in %, p-value or None, 'faster'|'slower'|'same')."""
-    change = other.median_time() / base.median_time() - 1.0
+def samples(r, counter):
+    """A row's samples of its main figure: its times (counter None) or the counter's values."""
+    return r.times if counter is None else [v for v in r.counters.get(counter, []) if not math.isnan(v)]
+
+
+def figure_of(base, other, counter):
+    """The counter a verdict between two rows is on: the family's main counter where both rows
+    carry it (and the base's is positive, so its change is a ratio), else None: the time."""
+    if counter is None:
+        return None
+    a, b = samples(base, counter), samples(other, counter)
+    return counter if a and b and statistics.median(a) > 0 else None
+
+
+def verdict(base, other, args, counter=None, direction="time"):
+    """(change in %, p-value or None, word) of the figure (the time, or counter) from base to other;
+    direction is "time" or the counter's ("higher", "lower", "none"), which picks the words."""
+    a, b = samples(base, counter), samples(other, counter)
+    change = statistics.median(b) / statistics.median(a) - 1.0
+    rise, fall = WORDS[direction]
     if args.no_utest:
-        return change * 100, None, "slower" if change > args.min_effect else "faster" if change < -args.min_effect else "same"
-    p = utest(base.times, other.times)
+        return change * 100, None, rise if change > args.min_effect else fall if change < -args.min_effect else "same"
+    p = utest(a, b)
     if p < args.alpha and abs(change) >= args.min_effect:
-        return change * 100, p, "slower" if change > 0 else "faster"
+        return change * 100, p, rise if change > 0 else fall
     return change * 100, p, "same"
 
 
@@ -137,6 +171,7 @@ def fmt(x):
 
 def build_table(files, args):
     loaded = [(path,) + load(path, rules) for path, rules in zip(files, rename_rules(args))]
+    schema = merged_schema([ctx for _, ctx, _ in loaded])
     wanted_names = name_filter(args)
     base_path, base_ctx, base = loaded[0]
     if args.filter_given and not any(wanted_names.search(n) for n in base):
@@ -150,15 +185,17 @@ def build_table(files, args):
     labels = [label_of(p, c) for p, c, _ in loaded]
     if len(set(labels)) < len(labels):  # the same stack twice (an A/A run): name the files too
         labels = [f"{lab} [{os.path.basename(p)}]" for lab, (p, _, _) in zip(labels, loaded)]
-    counters = shown_counters(args, loaded, names)
+    counters = shown_counters(args, loaded, names, schema)
     for i, lab in enumerate(labels):
         header.append(f"{lab}: time us")
-        header += [f"{lab}: {c}" for c in counters]
+        header += [f"{lab}: {column(c, schema)}" for c in counters]
         if i > 0:
             header += [f"{lab}: change %", f"{lab}: p", f"{lab}: verdict"]
-    rows, verdicts, flagged = [], 0, 0
+    rows, verdicts, flagged, on_counter = [], 0, 0, {}
     for n in names:
         row, b = [n], base[n]
+        family = schema.family(b.run_name) if schema is not None else None
+        main = family.main_counter if family is not None and family.main_counter else None
         for i, (path, _, res) in enumerate(loaded):
             r = res.get(n)
             if r is None or r.error or not r.times:
@@ -172,11 +209,17 @@ def build_table(files, args):
                 if b.error or not b.times:
                     row += ["", "", ""]
                     continue
-                if not args.no_utest and (len(b.times) < 2 or len(r.times) < 2):
-                    raise InputError(f"{n}: the U test needs at least 2 repetitions in each file "
-                                     f"({len(b.times)} in {base_path}, {len(r.times)} in {path}); "
+                counter = figure_of(b, r, main)
+                a_samples, r_samples = samples(b, counter), samples(r, counter)
+                if not args.no_utest and (len(a_samples) < 2 or len(r_samples) < 2):
+                    what = "repetitions" if counter is None else f"repetitions with {counter}"
+                    raise InputError(f"{n}: the U test needs at least 2 {what} in each file "
+                                     f"({len(a_samples)} in {base_path}, {len(r_samples)} in {path}); "
                                      "run with --benchmark_repetitions=5, or pass --no-utest")
-                change, p, word = verdict(b, r, args)
+                direction = "time" if counter is None else better(counter, schema)
+                if counter is not None:
+                    on_counter.setdefault(family.name, (counter, direction))
+                change, p, word = verdict(b, r, args, counter, direction)
                 verdicts, flagged = verdicts + 1, flagged + (not word.startswith("same"))
                 clock_b, clock_r = b.median("sm_clock_MHz"), r.median("sm_clock_MHz")
                 if clock_b > 0 and clock_r > 0 and abs(clock_r / clock_b - 1) > 0.05:  # NaN: unknown
@@ -186,32 +229,64 @@ def build_table(files, args):
     notes = []
     if len(gpus) > 1:
         notes.append(f"files ran on different GPUs: {', '.join(sorted(gpus))}")
+    if on_counter:
+        notes.append(counter_verdicts_note(on_counter))
     single = [os.path.basename(p) for p, ctx, _ in loaded if not ctx.get("processes")]
     if single and not args.no_utest:
-        notes.append(single_process_note(single, flagged, verdicts))
+        notes.append(single_process_note(single, flagged, verdicts, bool(on_counter)))
     return header, rows, notes
 
 
-def single_process_note(single, flagged, verdicts):
+def counter_verdicts_note(on_counter):
+    """Which rows' change and verdict are of a counter, not of the time."""
+    meaning = {"higher": "higher is better", "lower": "lower is better", "none": "informative: higher or lower"}
+    families = "; ".join(f"{family}: {counter} ({meaning[direction]})"
+                         for family, (counter, direction) in sorted(on_counter.items()))
+    return (f"change % and verdict are of the family's main counter (its schema's), not of the "
+            f"time, for {families}")
+
+
+def single_process_note(single, flagged, verdicts, any_counter=False):
     """Why a verdict between single-process files is weak, with this table's own count."""
+    changed = "something other than same" if any_counter else "faster or slower"
     return (f"{', '.join(single)}: samples are one process's repetitions, so the U test does not "
             f"see the spread between processes; {flagged} of this table's {verdicts} verdicts say "
-            "faster or slower, and an A/A (one build against itself) shows how many that "
+            f"{changed}, and an A/A (one build against itself) shows how many that "
             "spread alone flags: for a verdict, merge 5 processes per build (tools/run-matrix "
             "--processes 5, or tools/merge-processes)")
 
 
-def shown_counters(args, loaded, names):
-    """The --counters that the compared rows carry; an explicit list naming none of them, or a
-    counter the tools do not read, is an error rather than a table without the columns asked for."""
-    wanted = [c for c in args.counters.split(",") if c]
-    unknown = [c for c in wanted if c not in COUNTERS and not c.endswith("_error")]
-    if unknown:
-        raise InputError(f"--counters: unknown counter(s) {', '.join(unknown)}; known: {', '.join(COUNTERS)}")
-    present = [c for c in wanted if any(c in r[n].counters for _, _, r in loaded for n in names if n in r)]
-    if args.counters_given and wanted and not present:
-        raise InputError(f"--counters: none of {', '.join(wanted)} is in the compared rows")
-    return present
+def column(counter, schema):
+    """A counter's column name: with its unit where the schema declares one."""
+    u = unit(counter, schema)
+    return f"{counter} ({u})" if u and u != counter else counter
+
+
+def shown_counters(args, loaded, names, schema):
+    """The counter columns: --counters as given, each one the compared rows carry (another is an
+    error that lists those they carry); by default the main counters of the families in the
+    table, then those of LEGACY_SHOWN, each where a compared row carries it."""
+    present = []
+    for _, _, results in loaded:
+        for n in names:
+            for c in (results[n].counters if n in results else ()):
+                if c not in present:
+                    present.append(c)
+    if args.counters_given:
+        wanted = [c for c in args.counters.split(",") if c]
+        unknown = [c for c in wanted if c not in present]
+        if unknown:
+            carried = ", ".join(sorted(present, key=str.lower)) or "none"
+            raise InputError(f"--counters: unknown counter(s) {', '.join(unknown)}: not in the "
+                             f"compared rows, whose counters are: {carried}")
+        return list(dict.fromkeys(wanted))
+    mains = []
+    for _, _, results in loaded:
+        for n in names:
+            family = schema.family(results[n].run_name) if schema is not None and n in results else None
+            if family is not None and family.main_counter:
+                mains.append(family.main_counter)
+    return [c for c in dict.fromkeys(mains + list(LEGACY_SHOWN)) if c in present]
 
 
 def render(header, rows, notes, form):

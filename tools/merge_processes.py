@@ -11,11 +11,13 @@ asks the question a user has: would another run of the build give this?
 
 Each benchmark of OUT gets one iteration row per input file: that process's row at its median
 time (the lower one for an even count, so its counters stay the ones measured with that time),
-renumbered as repetitions 0..K-1. Aggregate rows are dropped: the tools recompute them. A
-benchmark that failed in any process keeps its error row; one missing from a file is an error.
-The context is the first file's, with `processes` (K) and each file's `date` added. A file cut
-mid-write (its process killed) gives its complete rows, with a warning; a benchmark it lost is
-then missing from it, which is an error as above.
+renumbered as repetitions 0..K-1, with every counter it carries (whatever its name: rows are
+copied whole). Aggregate rows are dropped: the tools recompute them. A benchmark that failed in any
+process keeps its error row; one missing from a file is an error. The context is the first file's,
+its schema (`cubench_schema`) included, with `processes` (K) and each file's `date` added; files
+whose schemas differ (or one with a schema, one without) are not processes of one build: an
+error. A file cut mid-write (its process killed) gives its complete rows, with a warning; a
+benchmark it lost is then missing from it, which is an error as above.
 """
 import json
 import os
@@ -23,7 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli  # noqa: E402
-from results import InputError, is_iteration, read, run_name  # noqa: E402
+from results import SCHEMA_FIELD, InputError, is_iteration, read, run_name  # noqa: E402
 
 
 def _rows_by_name(data):
@@ -42,10 +44,27 @@ def median_row(rows):
     return ordered[(len(ordered) - 1) // 2]
 
 
+def check_same_schema(first_path, first, path, context):
+    """The merged file keeps the first file's schema, so it must be every file's (read() checked
+    each: both are valid JSON here, compared as JSON, not as text)."""
+    mine, theirs = (json.loads(c[SCHEMA_FIELD]) if SCHEMA_FIELD in c else None for c in (context, first))
+    if mine == theirs:
+        return
+    if mine is None:
+        what = f"has no {SCHEMA_FIELD} and {first_path} has one"
+    elif theirs is None:
+        what = f"has a {SCHEMA_FIELD} and {first_path} has none"
+    else:
+        what = f"has another {SCHEMA_FIELD} than {first_path}"
+    raise InputError(f"{path} {what}: the processes of one merge must come from one build")
+
+
 def merge(paths):
     if len(paths) < 2:
         raise InputError("merging needs at least two result files (one per process)")
     datas = [read(p) for p in paths]  # every input checked before anything is merged
+    for path, data in zip(paths[1:], datas[1:]):
+        check_same_schema(paths[0], datas[0]["context"], path, data["context"])
     per_file = [_rows_by_name(d) for d in datas]
     names = list(per_file[0])
     for path, rows in zip(paths[1:], per_file[1:]):

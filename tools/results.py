@@ -7,6 +7,14 @@ with one line a user can act on, never a traceback further in.
 A file cut mid-write (a run killed before Google Benchmark closed its JSON, so the text ends inside
 the "benchmarks" list or after it) is data: it loads with every complete row and a one-line
 warning on stderr. A file that ends before its "benchmarks" list, or is not JSON, is an error.
+
+What the numbers mean comes from the file itself: cubench writes a schema into its context
+("cubench_schema", JSON text: every counter's unit and direction, every family's axes, main counter
+and size axis), and a row's counters are all its numeric fields that are not Google Benchmark's
+own. So a counter or family no tool has seen loads, is compared and is drawn without a change
+here. Files written before the schema (docs/results, tests/data, tools/torch_reference.py's) load
+as they always did: every counter still loads, a family is its name without the numeric segments,
+and a counter's direction comes from LEGACY_BETTER, the one list of counter names left in the tools.
 """
 import json
 import math
@@ -14,9 +22,28 @@ import re
 import statistics
 import sys
 
-COUNTERS = ("TFLOPS", "GBps", "busbw_GBps", "algbw_GBps", "images_per_s", "peak_mem_bytes",
-            "peak_allocated_bytes", "peak_reserved_bytes", "inactive_split_bytes", "model_bytes",
-            "fragmentation", "sm_clock_MHz", "gpus", "pct_peak")
+# Google Benchmark's own fields of a row (1.6 to 1.9): any other numeric field is a counter.
+GBENCH_FIELDS = frozenset((
+    "name", "run_name", "run_type", "repetitions", "repetition_index", "threads", "iterations",
+    "real_time", "cpu_time", "time_unit", "label", "error_occurred", "error_message", "skipped",
+    "skip_message", "family_index", "per_family_instance_index", "aggregate_name",
+    "aggregate_unit", "big_o", "rms"))
+# For files WITHOUT a schema only (docs/results, tests/data, tools/torch_reference.py's): which way
+# is better for the counters those files carry. A file with a schema declares every counter it
+# holds, so this table is never read for it. It is the only list of counter names the tools keep;
+# names ending in "_error" (the checks' errors) are "lower" as well.
+LEGACY_BETTER = {
+    "TFLOPS": "higher", "GBps": "higher", "busbw_GBps": "higher", "algbw_GBps": "higher",
+    "images_per_s": "higher", "pct_peak": "higher", "pct_copy_ceiling": "higher",
+    "peak_mem_bytes": "lower", "used_mem_bytes": "lower", "peak_allocated_bytes": "lower",
+    "peak_reserved_bytes": "lower", "inactive_split_bytes": "lower", "fragmentation": "lower",
+    "first_call_ms": "lower", "sample_cv": "lower", "throttled_samples": "lower",
+    "max_error_ratio": "lower", "model_bytes": "none", "allocated_at_start_bytes": "none",
+    "sm_clock_MHz": "none", "nvml_sm_clock_MHz": "none", "gpus": "none", "runs_per_sample": "none"}
+BETTER = ("higher", "lower", "none")
+AXIS_KINDS = ("int", "pow2", "string")
+SCHEMA_FIELD = "cubench_schema"
+SCHEMA_VERSION = 1
 # Context fields the tools print or compute with; each must be a string or a number.
 CONTEXT_FIELDS = ("framework", "torch", "cuda_toolkit", "cublas", "processes", "gpu", "date",
                   "copy_ceiling_GBps")
@@ -27,8 +54,9 @@ class InputError(Exception):
 
 
 class Result:
-    def __init__(self, name):
-        self.name = name
+    def __init__(self, name, run_name=None):
+        self.name = name         # as the tool shows it (after any --rename)
+        self.run_name = name if run_name is None else run_name  # as the file has it
         self.times = []          # real_time per repetition, in microseconds
         self.counters = {}       # counter -> [value per repetition]
         self.error = None
@@ -196,6 +224,236 @@ def is_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+# --- the schema: what the counters and names of a file mean ---------------------------------------
+
+class Counter:
+    """A counter as the schema declares it: unit ("" for a ratio or count), which way is better
+    ("higher", "lower", or "none" for what only informs: clocks, runs per sample)."""
+
+    def __init__(self, name, unit="", better="none", description=""):
+        self.name, self.unit, self.better, self.description = name, unit, better, description
+
+
+class Axis:
+    def __init__(self, name, kind):
+        self.name, self.kind = name, kind  # kind: "int", "pow2" (an int, a power of two) or "string"
+
+
+class Family:
+    """A benchmark family: its run names are <name>/<axis value>/.../manual_time, values in the
+    order of axes. main_counter "" means the time is the main figure (lower is better)."""
+
+    def __init__(self, name, axes=(), main_counter="", size_axis="", description="", timer="",
+                 counters=()):
+        self.name, self.axes, self.main_counter, self.size_axis = name, tuple(axes), main_counter, size_axis
+        self.description, self.timer, self.counters = description, timer, tuple(counters)
+
+    def axis(self, name):
+        return next((a for a in self.axes if a.name == name), None)
+
+
+class Schema:
+    """The counters and families declared by one or more files (the first to declare a name
+    wins)."""
+
+    def __init__(self, counters=None, families=None):
+        self.counters = dict(counters or {})  # name -> Counter
+        self.families = dict(families or {})  # name -> Family
+
+    def family(self, run_name):
+        """The Family a run name belongs to, or None (the name is not of a declared family)."""
+        name, _ = family_and_axes(run_name, self)
+        return self.families.get(name)
+
+
+def _schema_error(path, what):
+    return InputError(f"{path}: {SCHEMA_FIELD}: {what}")
+
+
+def _field(path, where, obj, key, kind, required=True, default=None):
+    """obj[key] checked to be of kind ("string", "list", "object"); where names obj in messages."""
+    if key not in obj:
+        if required:
+            raise _schema_error(path, f"{where} has no \"{key}\"")
+        return default
+    value = obj[key]
+    ok = {"string": isinstance(value, str), "list": isinstance(value, list),
+          "object": isinstance(value, dict)}[kind]
+    if not ok:
+        article = "an" if kind == "object" else "a"
+        raise _schema_error(path, f"{where}: \"{key}\" is {_describe(value)}, not {article} {kind}")
+    return value
+
+
+def _choice(path, where, obj, key, choices):
+    value = _field(path, where, obj, key, "string")
+    if value not in choices:
+        raise _schema_error(path, f"{where}: \"{key}\" is {_describe(value)}, not "
+                                  f"{', '.join(choices[:-1])} or {choices[-1]}")
+    return value
+
+
+def parse_schema(text, path):
+    """The Schema in a file's context["cubench_schema"] (JSON text); InputError naming the file and
+    the first thing wrong unless it has the documented shape: every field the tools read there, of
+    its type, and each name it refers to declared. Fields beyond those are let be (a later
+    cubench may add some)."""
+    if not isinstance(text, str):
+        raise InputError(f"{path}: context \"{SCHEMA_FIELD}\" is {_describe(text)}, not a string "
+                         "(JSON text)")
+    if text in _parsed_schemas:
+        return _parsed_schemas[text]
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}: context \"{SCHEMA_FIELD}\" is not JSON ({e.msg} at line "
+                         f"{e.lineno} column {e.colno})")
+    if not isinstance(doc, dict):
+        raise _schema_error(path, f"the schema is {_describe(doc)}, not an object")
+    version = doc.get("version")
+    if version != SCHEMA_VERSION or isinstance(version, bool):
+        raise _schema_error(path, f"\"version\" is {'missing' if 'version' not in doc else _describe(version)}, "
+                                  f"not {SCHEMA_VERSION} (the version these tools read)")
+    counters = {}
+    for name, c in _field(path, "the schema", doc, "counters", "object").items():
+        where = f"counter \"{name}\""
+        if not isinstance(c, dict):
+            raise _schema_error(path, f"{where} is {_describe(c)}, not an object")
+        counters[name] = Counter(name, _field(path, where, c, "unit", "string"),
+                                 _choice(path, where, c, "better", BETTER),
+                                 _field(path, where, c, "description", "string", False, ""))
+    families = {}
+    for name, f in _field(path, "the schema", doc, "families", "object").items():
+        where = f"family \"{name}\""
+        if not name or name.startswith("/") or name.endswith("/"):
+            raise _schema_error(path, f"{where}: a family name is not empty and neither starts "
+                                      "nor ends with /")
+        if not isinstance(f, dict):
+            raise _schema_error(path, f"{where} is {_describe(f)}, not an object")
+        axes = []
+        for i, a in enumerate(_field(path, where, f, "axes", "list")):
+            at = f"{where}, axis {i + 1}"
+            if not isinstance(a, dict):
+                raise _schema_error(path, f"{at} is {_describe(a)}, not an object")
+            axis = Axis(_field(path, at, a, "name", "string"), _choice(path, at, a, "kind", AXIS_KINDS))
+            if not axis.name or any(axis.name == b.name for b in axes):
+                raise _schema_error(path, f"{at}: the name {_describe(axis.name)} is empty or "
+                                          "another axis's")
+            axes.append(axis)
+        family = Family(name, axes, _field(path, where, f, "main_counter", "string"),
+                        _field(path, where, f, "size_axis", "string"),
+                        _field(path, where, f, "description", "string", False, ""),
+                        _field(path, where, f, "timer", "string", False, ""),
+                        _field(path, where, f, "counters", "list", False, []))
+        for counter in family.counters:
+            if not isinstance(counter, str) or counter not in counters:
+                raise _schema_error(path, f"{where}: its counter {_describe(counter)} is not one "
+                                          "the schema's \"counters\" declares")
+        if family.main_counter and family.main_counter not in counters:
+            raise _schema_error(path, f"{where}: main_counter \"{family.main_counter}\" is not "
+                                      "one the schema's \"counters\" declares")
+        size = family.axis(family.size_axis)
+        if family.size_axis and size is None:
+            raise _schema_error(path, f"{where}: size_axis \"{family.size_axis}\" is not one of "
+                                      "its axes")
+        if size is not None and size.kind == "string":
+            raise _schema_error(path, f"{where}: size_axis \"{size.name}\" is a string axis, not "
+                                      "int or pow2")
+        families[name] = family
+    schema = _parsed_schemas[text] = Schema(counters, families)
+    return schema
+
+
+_parsed_schemas = {}  # schema text -> Schema: every file of one build carries the same text
+
+
+def schema_of(context, path="result file"):
+    """The Schema of a file's context, or None for a file written before cubench wrote one."""
+    if SCHEMA_FIELD not in context:
+        return None
+    return parse_schema(context[SCHEMA_FIELD], path)
+
+
+def merged_schema(contexts):
+    """One Schema for files compared or drawn together: the first file to declare a counter or a
+    family wins. None when no file has a schema (every tool then reads names as it always did)."""
+    schemas = [s for s in (schema_of(c) for c in contexts) if s is not None]
+    if not schemas:
+        return None
+    merged = Schema()
+    for s in schemas:
+        for name, counter in s.counters.items():
+            merged.counters.setdefault(name, counter)
+        for name, family in s.families.items():
+            merged.families.setdefault(name, family)
+    return merged
+
+
+def _axis_values(family, values):
+    """{axis: value} when values (the name's segments after the family) fit the family's axes:
+    as many, and an integer for an int or pow2 axis; else None."""
+    if len(values) != len(family.axes):
+        return None
+    out = {}
+    for axis, value in zip(family.axes, values):
+        if axis.kind == "string":
+            out[axis.name] = value
+        elif re.fullmatch(r"-?[0-9]+", value):
+            out[axis.name] = int(value)
+        else:
+            return None
+    return out
+
+
+def family_and_axes(name, schema=None):
+    """(family, {axis: value}) of a run name.
+
+    With a schema: the longest declared family that the name (less Google Benchmark's
+    "/manual_time") equals or starts with followed by "/", whose axes the rest of the name fits
+    (as many values; numbers where the axis is int or pow2): "gemm/bf16/8192/12288/4096/manual_time"
+    -> ("gemm", {"dtype": "bf16", "m": 8192, "n": 12288, "k": 4096}).
+    Without one, or for a name no declared family fits (a file written before the schema, or a
+    name --rename rewrote): the name without its numeric segments, and no axes, the rule the
+    tools always had: "sigmoid/vectorized/fp16/10000000/cold" -> ("sigmoid/vectorized/fp16/cold", {}).
+    """
+    base = name[:-len("/manual_time")] if name.endswith("/manual_time") else name
+    best = None
+    for family in (schema.families.values() if schema is not None else ()):
+        if base == family.name:
+            rest = []
+        elif base.startswith(family.name + "/"):
+            rest = base[len(family.name) + 1:].split("/")
+        else:
+            continue
+        values = _axis_values(family, rest)
+        if values is not None and (best is None or len(family.name) > len(best[0])):
+            best = (family.name, values)
+    if best is not None:
+        return best
+    return "/".join(part for part in base.split("/") if not re.fullmatch(r"[0-9]+", part)), {}
+
+
+def better(counter, schema=None):
+    """Which way is better for a counter: "higher", "lower" or "none" (only informs). The schema
+    says so for every counter of a file that has one; LEGACY_BETTER for the files that have none."""
+    if schema is not None and counter in schema.counters:
+        return schema.counters[counter].better
+    if counter in LEGACY_BETTER:
+        return LEGACY_BETTER[counter]
+    return "lower" if counter.endswith("_error") else "none"
+
+
+def unit(counter, schema=None):
+    """The counter's unit from the schema; "" where it declares none or there is no schema."""
+    declared = schema.counters.get(counter) if schema is not None else None
+    return declared.unit if declared is not None else ""
+
+
+def is_counter(field, value):
+    """Whether a row's field is a counter: a number that is not one of Google Benchmark's fields."""
+    return field not in GBENCH_FIELDS and is_number(value)
+
+
 def _check_context(path, context):
     if not isinstance(context, dict):
         raise InputError(f"{path}: \"context\" is {_describe(context)}, not an object")
@@ -211,9 +469,10 @@ def _check_context(path, context):
         if not ceiling > 0:
             raise InputError(f"{path}: context \"copy_ceiling_GBps\" is "
                              f"{_describe(context['copy_ceiling_GBps'])}, not a positive number")
+    return schema_of(context, path)
 
 
-def _check_row(path, index, row):
+def _check_row(path, index, row, schema):
     """Raises InputError naming the row and field unless every field the tools read is usable."""
     where = f"{path}: benchmark row {index + 1}"
     if not isinstance(row, dict):
@@ -244,9 +503,16 @@ def _check_row(path, index, row):
         # A repetition's time must be a time: the tools divide by it and take ratios of it.
         if field == "real_time" and not aggregate and not (math.isfinite(value) and value > 0):
             raise InputError(f"{where}: real_time is {_describe(value)}, not a positive time")
-    for counter in [c for c in row if c in COUNTERS or c.endswith("_error")]:
-        if not is_number(row[counter]):
-            raise InputError(f"{where}: counter {counter} is {_describe(row[counter])}, not a number")
+    # Every number that is not Google Benchmark's is a counter. A field that is not a number is
+    # wrong where it names a counter: one the file's schema declares or, for a file without one,
+    # one the tools know; any other is not a counter (a newer Google Benchmark's text field).
+    for field, value in row.items():
+        if field in GBENCH_FIELDS or is_number(value):
+            continue
+        known = field in schema.counters if schema is not None else (
+            field in LEGACY_BETTER or field.endswith("_error"))
+        if known:
+            raise InputError(f"{where}: counter {field} is {_describe(value)}, not a number")
 
 
 def read(path):
@@ -262,14 +528,14 @@ def read(path):
         raise InputError(f"{path}: not Google Benchmark output (\"benchmarks\" is "
                          f"{_describe(data['benchmarks'])}, not a list)")
     data.setdefault("context", {})
-    _check_context(path, data["context"])
+    schema = _check_context(path, data["context"])
     # A number in a context field ("gpu": 200, "cuda_toolkit": 13.0) is taken as its text, here,
     # once: every tool then sorts, joins and formats the fields as the strings cubench writes.
     for field in CONTEXT_FIELDS:
         if field in data["context"] and not isinstance(data["context"][field], str):
             data["context"][field] = str(data["context"][field])
     for index, row in enumerate(data["benchmarks"]):
-        _check_row(path, index, row)
+        _check_row(path, index, row, schema)
     if not any(is_iteration(row) for row in data["benchmarks"]):
         raise InputError(f"{path}: no benchmark results in it (no iteration rows: aggregates only "
                          "or none; run with --benchmark_report_aggregates_only=false)")
@@ -297,7 +563,8 @@ def renamed(name, rename):
 
 
 def load(path, rename=()):
-    """Returns (context, {name: Result}); rename is [(regex, replacement)] applied to names."""
+    """Returns (context, {name: Result}); rename is [(regex, replacement)] applied to names. Every
+    counter of a row loads (see is_counter); schema_of(context) says what they mean."""
     data = read(path)
     results, raw_name_of = {}, {}
     for row in filter(is_iteration, data["benchmarks"]):  # aggregates are recomputed
@@ -305,15 +572,15 @@ def load(path, rename=()):
         name = renamed(raw, rename)
         if raw_name_of.setdefault(name, raw) != raw:  # two benchmarks' samples must never mix
             raise InputError(f"{path}: renaming maps both {raw_name_of[name]} and {raw} onto {name}")
-        r = results.setdefault(name, Result(name))
+        r = results.setdefault(name, Result(name, raw))
         if row.get("error_occurred"):
             r.error = row.get("error_message", "error")
             continue
         r.times.append(float(row["real_time"]) * _UNITS[row.get("time_unit", "ns")])
         r.label = row.get("label", r.label)
-        for c in COUNTERS + tuple(k for k in row if k.endswith("_error")):
-            if c in row:
-                r.counters.setdefault(c, []).append(float(row[c]))
+        for field, value in row.items():
+            if is_counter(field, value):
+                r.counters.setdefault(field, []).append(float(value))
     return data["context"], results
 
 
