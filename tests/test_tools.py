@@ -531,27 +531,23 @@ class SchemaFiles(unittest.TestCase):
                          [f"{b}: time us", f"{b}: widgets_per_s (widget/s)", f"{b}: TFLOPS (TFLOP/s)",
                           f"{b}: change %", f"{b}: p", f"{b}: verdict"])
         self.assertAlmostEqual(float(square[f"{b}: widgets_per_s (widget/s)"]) / 1e9, 1.198, places=3)
-        # the same times, 20% more widgets per second: the verdict is on the main counter
-        self.assertEqual((square[f"{b}: change %"], square[f"{b}: verdict"]), ("+20.0", "better"))
+        # the same times, 20% more widgets per second: the counter shows it, and the verdict,
+        # always on the time (the A/A's rule), says same
+        self.assertEqual((square[f"{b}: change %"], square[f"{b}: verdict"]), ("+0.0", "same"))
         self.assertEqual((round_[f"{b}: change %"], round_[f"{b}: verdict"]), ("+0.0", "same"))
-        # a family whose main figure is the time keeps faster/slower
         self.assertEqual(rows["toy/gadget/fast/64/manual_time"][f"{b}: verdict"], "same")
         r = tool("compare.py", "--table", self.a, self.b)
-        self.assertIn("for gemm: TFLOPS (higher is better); toy/widget: widgets_per_s (higher is better)", r.stdout)
-        self.assertIn("3 of this table's 11 verdicts say something other than same", r.stdout)  # the squares
+        self.assertIn("0 of this table's 11 verdicts say faster or slower", r.stdout)
 
-    def test_a_lower_is_better_main_counter(self):
+    def test_the_main_counter_is_the_default_column(self):
         schema = json.loads(json.dumps(TOY_SCHEMA))
         schema["families"]["toy/widget"]["main_counter"] = "wobble"
         a = toy_file(self.dir.name, "wa.json", schema=schema)
-        b = toy_file(self.dir.name, "wb.json", wobble=0.6, schema=schema)
         c = toy_file(self.dir.name, "wc.json", wobble=0.4, schema=schema)
-        rows = self.csv_table(a, b, c)
-        row = rows["toy/widget/round/10/manual_time"]
-        self.assertEqual(row["CUDA 13.0 (cuBLAS 13.1.0) [wb.json]: verdict"], "worse")
-        self.assertEqual(row["CUDA 13.0 (cuBLAS 13.1.0) [wc.json]: verdict"], "better")
+        row = self.csv_table(a, c)["toy/widget/round/10/manual_time"]
         self.assertIn("CUDA 13.0 (cuBLAS 13.1.0) [wc.json]: wobble (mm)", row)
         self.assertNotIn("CUDA 13.0 (cuBLAS 13.1.0) [wc.json]: widgets_per_s (widget/s)", row)
+        self.assertEqual(row["CUDA 13.0 (cuBLAS 13.1.0) [wc.json]: verdict"], "same")
 
     def test_counters_flag_takes_any_counter_the_rows_carry(self):
         rows = self.csv_table(self.a, self.b, "--counters", "wobble,sm_clock_MHz", "--filter", "^toy/widget/")

@@ -7,12 +7,11 @@
       reads them; --alpha, --no-utest, -a, --no-color and -d are compare.py's own options.
   tools/compare --table base.json other.json [more.json ...] [--format md|csv] [--counters C,...]
       The N-way table compare.py lacks: one row per benchmark, per file its median time and
-      counters, the change of the row's main figure against the first file, and a verdict on it:
-      a change only when a Mann-Whitney U test over the repetitions gives p < --alpha AND the
-      change is at least --min-effect; otherwise `same`. The main figure is the time
-      (`faster`/`slower`), or, where the file's schema gives the row's family a main counter, that
-      counter (`better`/`worse` in the direction the schema declares; `higher`/`lower` for one
-      that only informs). `!` marks rows whose SM clocks differ by more than 5% between files,
+      counters, the change of the time against the first file, and a verdict: `faster`/`slower`
+      only when a Mann-Whitney U test over the repetitions gives p < --alpha AND the change is at
+      least --min-effect; otherwise `same`. The verdict is on the time for every family (the rule
+      the A/A was run with; a rate counter is the time's inverse, and a memory figure is not a
+      sample). `!` marks rows whose SM clocks differ by more than 5% between files,
       and the header says when files ran on different GPUs.
       Counter columns: --counters names any counter the compared rows carry; by default the main
       counters of the table's families (from the files' schema), then those present of TFLOPS,
@@ -40,7 +39,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli  # noqa: E402
-from results import (InputError, better, is_iteration, label_of, load, merged_schema, read,  # noqa: E402
+from results import (InputError, is_iteration, label_of, load, merged_schema, read,  # noqa: E402
                      renamed, run_name, unit)
 
 DEFAULT_ALPHA = 0.05
@@ -50,10 +49,6 @@ DEFAULT_MIN_EFFECT = 0.02
 # The counter columns a table shows by default besides its families' main counters, and all of
 # them for files written before the schema: the table these files always gave.
 LEGACY_SHOWN = ("TFLOPS", "GBps", "busbw_GBps", "images_per_s", "peak_mem_bytes", "fragmentation")
-# A verdict's words, (for a rise, for a fall) of the figure: the time's, and a counter's by the
-# direction its schema declares.
-WORDS = {"time": ("slower", "faster"), "higher": ("better", "worse"), "lower": ("worse", "better"),
-         "none": ("higher", "lower")}
 COMPARE_PY_MODE = "two-file mode (compare.py)"
 # Options only one mode has: {argparse dest: the flag as the user writes it}.
 TABLE_ONLY = {"format": "--format", "min_effect": "--min-effect", "counters": "--counters"}
@@ -133,31 +128,15 @@ def utest(a, b):
     return float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
 
-def samples(r, counter):
-    """A row's samples of its main figure: its times (counter None) or the counter's values."""
-    return r.times if counter is None else [v for v in r.counters.get(counter, []) if not math.isnan(v)]
-
-
-def figure_of(base, other, counter):
-    """The counter a verdict between two rows is on: the family's main counter where both rows
-    carry it (and the base's is positive, so its change is a ratio), else None: the time."""
-    if counter is None:
-        return None
-    a, b = samples(base, counter), samples(other, counter)
-    return counter if a and b and statistics.median(a) > 0 else None
-
-
-def verdict(base, other, args, counter=None, direction="time"):
-    """(change in %, p-value or None, word) of the figure (the time, or counter) from base to other;
-    direction is "time" or the counter's ("higher", "lower", "none"), which picks the words."""
-    a, b = samples(base, counter), samples(other, counter)
+def verdict(base, other, args):
+    """(change in %, p-value or None, word) of the time from base to other."""
+    a, b = base.times, other.times
     change = statistics.median(b) / statistics.median(a) - 1.0
-    rise, fall = WORDS[direction]
     if args.no_utest:
-        return change * 100, None, rise if change > args.min_effect else fall if change < -args.min_effect else "same"
+        return change * 100, None, "slower" if change > args.min_effect else "faster" if change < -args.min_effect else "same"
     p = utest(a, b)
     if p < args.alpha and abs(change) >= args.min_effect:
-        return change * 100, p, rise if change > 0 else fall
+        return change * 100, p, "slower" if change > 0 else "faster"
     return change * 100, p, "same"
 
 
@@ -191,11 +170,9 @@ def build_table(files, args):
         header += [f"{lab}: {column(c, schema)}" for c in counters]
         if i > 0:
             header += [f"{lab}: change %", f"{lab}: p", f"{lab}: verdict"]
-    rows, verdicts, flagged, on_counter = [], 0, 0, {}
+    rows, verdicts, flagged = [], 0, 0
     for n in names:
         row, b = [n], base[n]
-        family = schema.family(b.run_name) if schema is not None else None
-        main = family.main_counter if family is not None and family.main_counter else None
         for i, (path, _, res) in enumerate(loaded):
             r = res.get(n)
             if r is None or r.error or not r.times:
@@ -209,17 +186,11 @@ def build_table(files, args):
                 if b.error or not b.times:
                     row += ["", "", ""]
                     continue
-                counter = figure_of(b, r, main)
-                a_samples, r_samples = samples(b, counter), samples(r, counter)
-                if not args.no_utest and (len(a_samples) < 2 or len(r_samples) < 2):
-                    what = "repetitions" if counter is None else f"repetitions with {counter}"
-                    raise InputError(f"{n}: the U test needs at least 2 {what} in each file "
-                                     f"({len(a_samples)} in {base_path}, {len(r_samples)} in {path}); "
+                if not args.no_utest and (len(b.times) < 2 or len(r.times) < 2):
+                    raise InputError(f"{n}: the U test needs at least 2 repetitions in each file "
+                                     f"({len(b.times)} in {base_path}, {len(r.times)} in {path}); "
                                      "run with --benchmark_repetitions=5, or pass --no-utest")
-                direction = "time" if counter is None else better(counter, schema)
-                if counter is not None:
-                    on_counter.setdefault(family.name, (counter, direction))
-                change, p, word = verdict(b, r, args, counter, direction)
+                change, p, word = verdict(b, r, args)
                 verdicts, flagged = verdicts + 1, flagged + (not word.startswith("same"))
                 clock_b, clock_r = b.median("sm_clock_MHz"), r.median("sm_clock_MHz")
                 if clock_b > 0 and clock_r > 0 and abs(clock_r / clock_b - 1) > 0.05:  # NaN: unknown
@@ -229,26 +200,15 @@ def build_table(files, args):
     notes = []
     if len(gpus) > 1:
         notes.append(f"files ran on different GPUs: {', '.join(sorted(gpus))}")
-    if on_counter:
-        notes.append(counter_verdicts_note(on_counter))
     single = [os.path.basename(p) for p, ctx, _ in loaded if not ctx.get("processes")]
     if single and not args.no_utest:
-        notes.append(single_process_note(single, flagged, verdicts, bool(on_counter)))
+        notes.append(single_process_note(single, flagged, verdicts))
     return header, rows, notes
 
 
-def counter_verdicts_note(on_counter):
-    """Which rows' change and verdict are of a counter, not of the time."""
-    meaning = {"higher": "higher is better", "lower": "lower is better", "none": "informative: higher or lower"}
-    families = "; ".join(f"{family}: {counter} ({meaning[direction]})"
-                         for family, (counter, direction) in sorted(on_counter.items()))
-    return (f"change % and verdict are of the family's main counter (its schema's), not of the "
-            f"time, for {families}")
-
-
-def single_process_note(single, flagged, verdicts, any_counter=False):
+def single_process_note(single, flagged, verdicts):
     """Why a verdict between single-process files is weak, with this table's own count."""
-    changed = "something other than same" if any_counter else "faster or slower"
+    changed = "faster or slower"
     return (f"{', '.join(single)}: samples are one process's repetitions, so the U test does not "
             f"see the spread between processes; {flagged} of this table's {verdicts} verdicts say "
             f"{changed}, and an A/A (one build against itself) shows how many that "
