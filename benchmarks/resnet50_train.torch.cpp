@@ -58,7 +58,8 @@ double loss_tolerance(Precision p) {
 
 // Relative L2 error of any layer's applied gradient against the fp32 reference gradient. fp32:
 // the same arithmetic in another order (cuDNN's algorithms, atomics in weight gradients): 2.9e-5
-// on the CPU, under 1e-3 on the H200. TF32 rounds every convolution's operands to 10 bits and AMP
+// on the CPU, under 1e-3 on the H200 in 18 steps, then 1.08e-3 on a BatchNorm parameter (graph,
+// channels_last) in a later call: 5e-3, still 400x under a negated gradient's 2. TF32 rounds every convolution's operands to 10 bits and AMP
 // computes them in 16 bits; on the H200 (res 32, batch 256, both layouts, eager and graph: 18
 // checked steps) the worst layer was off by 0.35 (tf32), 0.93 (amp_fp16) and 1.02 (amp_bf16),
 // every time BatchNorm's scale or shift, whose gradient, a sum over the batch of products of
@@ -70,7 +71,7 @@ double loss_tolerance(Precision p) {
 double step_tolerance(Precision p) {
   switch (p) {
     case Precision::fp32:
-      return 1e-3;
+      return 5e-3;
     case Precision::tf32:
       return 1.0;
     case Precision::amp_fp16:
@@ -107,6 +108,8 @@ class TrainStep {
         if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
     }
     images_ = images;
+    initial_params_ = clones(model_->parameters());
+    initial_buffers_ = clones(model_->buffers());
   }
 
   // zero_grad, forward, loss, backward, optimizer step. Returns the loss (not read here: no sync).
@@ -143,6 +146,7 @@ class TrainStep {
   // The check described at the top of the file, on the step `run_step` makes (the eager step, or
   // a graph's replay) and the loss tensor it returns.
   void validate(const std::function<torch::Tensor()>& run_step) {
+    restore_initial_state();
     for (int attempt = 0;; ++attempt) {
       if (check_one_step(run_step)) return;
       if (attempt == 24)
@@ -159,6 +163,27 @@ class TrainStep {
     std::string s;
     for (auto d : t.sizes()) s += (s.empty() ? "" : "x") + std::to_string(d);
     return s;
+  }
+
+  // The first check is of a step from the initialised model, whatever ran before it (the first
+  // call; a graph's warm-up and capture, five steps at lr 0.1 on random labels): from a state
+  // that has diverged (loss 11.7 where ln 10 is 2.3, seen on the H200 in a graph amp_bf16 case)
+  // bf16's gradients and fp32's part ways by chaos, not by error (4.4 on a layer4 convolution
+  // there). Parameters and BN statistics are copied back in place (a captured graph keeps its
+  // tensors) and the momentum zeroed, which makes the optimizer's next update the first step's,
+  // p0 - lr g. The saved copy is dropped then, before the peaks restart, so the timed runs'
+  // memory is as it was.
+  void restore_initial_state() {
+    if (initial_params_.empty()) return;
+    torch::NoGradGuard no_grad;
+    auto params = model_->parameters();
+    auto buffers = model_->buffers();
+    for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(initial_params_[i]);
+    for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(initial_buffers_[i]);
+    for (const auto& m : optimizer_.momentum_buffers())
+      if (m.defined()) m.zero_();
+    initial_params_.clear();
+    initial_buffers_.clear();
   }
 
   // A convolution weight halfway through the network (layer3).
@@ -278,6 +303,7 @@ class TrainStep {
   torch::Tensor images_, labels_;
   bool fault_armed_ = false;
   double step_grad_error_ = 0;
+  std::vector<torch::Tensor> initial_params_, initial_buffers_;  // until the first check
 };
 
 // One class for the CPU and the GPU (TorchPlace says where). On the GPU LibTorch works on the
