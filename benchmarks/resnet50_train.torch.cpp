@@ -59,15 +59,16 @@ double loss_tolerance(Precision p) {
 // Relative L2 error of any layer's applied gradient against the fp32 reference gradient. fp32:
 // the same arithmetic in another order (cuDNN's algorithms, atomics in weight gradients): 2.9e-5
 // on the CPU, under 1e-3 on the H200 in 18 steps, then 1.08e-3 on a BatchNorm parameter (graph,
-// channels_last) in a later call: 5e-3, still 400x under a negated gradient's 2. TF32 rounds every convolution's operands to 10 bits and AMP
-// computes them in 16 bits; on the H200 (res 32, batch 256, both layouts, eager and graph: 18
-// checked steps) the worst layer was off by 0.35 (tf32), 0.93 (amp_fp16) and 1.02 (amp_bf16),
-// every time BatchNorm's scale or shift, whose gradient, a sum over the batch of products of
-// normalised activations and incoming gradients, cancels almost to nothing; convolution and fc
-// weights stayed under 0.46. The bounds sit above those and under what a wrong step gives: a
-// negated gradient is off by 2 (1.95 measured in amp_bf16), a skipped one by 1 or more. For
-// AMP that is a coarse check, stated as such: it tells a step that went the reference's way from
-// one that did not, not a small loss of accuracy (the loss check catches that).
+// channels_last) in a later call: 5e-3, still 400x under a negated gradient's 2. TF32 rounds every
+// convolution's operands to 10 bits and AMP computes them in 16 bits; on the H200 (res 32, batch
+// 256, both layouts, eager and graph: 18 checked steps) the worst layer was off by 0.35 (tf32),
+// 0.93 (amp_fp16) and 1.02 (amp_bf16), every time BatchNorm's scale or shift, whose gradient, a sum
+// over the batch of products of normalised activations and incoming gradients, cancels almost to
+// nothing; convolution and fc weights stayed under 0.46. The bounds sit above those and under what
+// a wrong step gives: a negated gradient is off by 2 (1.95 measured in amp_bf16), a skipped one by
+// 1 or more. For AMP that is a coarse check, stated as such: it tells a step that went the
+// reference's way from one that did not, not a small loss of accuracy (the loss check catches
+// that).
 double step_tolerance(Precision p) {
   switch (p) {
     case Precision::fp32:
@@ -345,33 +346,23 @@ class ResNetTrain final : public BenchmarkCase {
 
   void validate(Env&) override {
     auto guard = place_.use();
+    std::function<torch::Tensor()> one_step = [this] { return step_->step(); };
 #if CUBENCH_TORCH_CUDA
     if (graph_exec_)
-      step_->validate([this] {
+      one_step = [this] {
         graph_exec_->replay();
         return graph_loss_;
-      });
-    else
-      step_->validate([this] { return step_->step(); });
-    // The peaks counted are the training steps', not the check's.
-    if (place_.on_gpu())
-      allocated_at_start_ = reset_torch_memory_peaks(
-          place_.device().index(), graph_ ? LibraryWorkspaces::keep : LibraryWorkspaces::release);
-#else
-    step_->validate([this] { return step_->step(); });
+      };
 #endif
+    step_->validate(one_step);
+    // The peaks counted are the training steps', not the check's.
+    place_.restart_memory_peaks(graph_ ? LibraryWorkspaces::keep : LibraryWorkspaces::release);
   }
 
   Work work() const override { return {step_->step_flops(), std::nullopt, 0}; }
 
   std::map<std::string, double> counters(double seconds) const override {
-    std::map<std::string, double> c;
-#if CUBENCH_TORCH_CUDA
-    if (place_.on_gpu()) {
-      c = torch_memory_counters(place_.device().index());
-      c["allocated_at_start_bytes"] = allocated_at_start_;
-    }
-#endif
+    std::map<std::string, double> c = place_.memory_counters();
     c["images_per_s"] = double(c_.batch) / seconds;
     c["step_grad_error"] = step_->step_grad_error();
     return c;
@@ -405,7 +396,6 @@ class ResNetTrain final : public BenchmarkCase {
   std::unique_ptr<at::cuda::CUDAGraph> graph_exec_;
   torch::Tensor graph_loss_;
 #endif
-  double allocated_at_start_ = 0;
 };
 
 Precision parse_precision(const std::string& name) {
@@ -428,8 +418,6 @@ void add_resnet_family(const std::string& name, std::vector<std::string> precisi
       .counter({"images_per_s", "img/s", Better::higher, "images trained per second"})
       .counter({"step_grad_error", "", Better::lower,
                 "worst layer's applied gradient against the fp32 reference (relative L2)"})
-      .counter({"allocated_at_start_bytes", "B", Better::lower,
-                "allocated when the peaks restart: model, inputs, what the case keeps"})
       .main_counter("images_per_s")
       .size_axis("batch")
       .timer(timer)

@@ -228,12 +228,8 @@ class Transformer final : public BenchmarkCase {
     place_.bind(env);
     auto guard = place_.use();
     seed_torch(env.fresh_seed());
-#if CUBENCH_TORCH_CUDA
-    if (place_.on_gpu()) {
-      torch_compat::allow_tf32(false);
-      reset_torch_memory_peaks(place_.device().index(), LibraryWorkspaces::release);
-    }
-#endif
+    if (place_.on_gpu()) torch_compat::allow_tf32(false);
+    place_.restart_memory_peaks(LibraryWorkspaces::release);
     run_ = std::make_unique<TransformerRun>(train_, attention_, batch_, seq_, place_.device());
   }
 
@@ -249,12 +245,8 @@ class Transformer final : public BenchmarkCase {
   void validate(Env&) override {
     auto guard = place_.use();
     run_->validate();
-#if CUBENCH_TORCH_CUDA
     // The peak counted is the benchmark's, not the check's.
-    if (place_.on_gpu())
-      allocated_at_start_ =
-          reset_torch_memory_peaks(place_.device().index(), LibraryWorkspaces::release);
-#endif
+    place_.restart_memory_peaks(LibraryWorkspaces::release);
   }
 
   std::string plant_fault(Env&) override { return run_->plant_fault(); }
@@ -262,13 +254,7 @@ class Transformer final : public BenchmarkCase {
   Work work() const override { return {}; }
 
   std::map<std::string, double> counters(double) const override {
-    std::map<std::string, double> c;
-#if CUBENCH_TORCH_CUDA
-    if (place_.on_gpu()) {
-      c = torch_memory_counters(place_.device().index());
-      c["allocated_at_start_bytes"] = allocated_at_start_;
-    }
-#endif
+    std::map<std::string, double> c = place_.memory_counters();
     for (const auto& [name, value] : run_->check_counters()) c[name] = value;
     c["model_bytes"] = run_->model_bytes();
     return c;
@@ -286,7 +272,6 @@ class Transformer final : public BenchmarkCase {
   Attention attention_;
   int64_t batch_, seq_;
   TorchPlace place_;
-  double allocated_at_start_ = 0;
   std::unique_ptr<TransformerRun> run_;
 };
 
@@ -309,8 +294,6 @@ void add_transformer_family(const std::string& name, std::vector<std::int64_t> b
       .counter({"max_grad_rel_error", "", Better::lower,
                 "worst parameter gradient against a float64 copy's, relative L2"})
       .counter({"model_bytes", "B", Better::none, "the model's parameters and buffers"})
-      .counter({"allocated_at_start_bytes", "B", Better::lower,
-                "allocated when the peaks restart: model, inputs, what the case keeps"})
       .main_counter(timer == Timer::cuda_events ? "peak_allocated_bytes" : "")
       .size_axis("batch")
       .timer(timer)
