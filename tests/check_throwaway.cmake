@@ -16,7 +16,7 @@ endforeach()
 file(READ "${OUT}/a.json" json)
 # Google Benchmark writes a counter's cv aggregate as nan where its mean is 0 (sample_cv of
 # one-sample repetitions, on a loaded machine): not JSON, so CMake's strict parser would stop.
-string(REGEX REPLACE ": -?(nan|inf)" ": null" json "${json}")
+string(REGEX REPLACE ": -?([Nn]a[Nn]|[Ii]nf(inity)?)" ": null" json "${json}")
 string(JSON schema ERROR_VARIABLE no_schema GET "${json}" context cubench_schema)
 if(no_schema)
   message(FATAL_ERROR "no cubench_schema in the JSON context: ${no_schema}")

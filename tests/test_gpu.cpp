@@ -260,7 +260,7 @@ TEST(Harness, CopyCeilingIsMeasured) {
 TEST(Contract, EveryFamilyDeclaresWhatItsSchemaNames) {
   std::set<std::string> names;
   for (const Spec& s : registered_cases()) EXPECT_TRUE(names.insert(s.name).second) << s.name;
-  ASSERT_GE(registered_families().size(), 7u);
+  ASSERT_GE(registered_families().size(), 5u);  // gemm, gemm_autotune, launch, sigmoid, svd
   for (const FamilyInfo& f : registered_families()) {
     SCOPED_TRACE(f.name);
     if (!f.main_counter.empty()) {
