@@ -6,7 +6,7 @@
 // gemm takes the heuristic's first algorithm; gemm_autotune times its top 8 during set-up and
 // keeps the fastest. Model: 2mnk FLOPs. Check: every element of C, poisoned before the checked
 // run, against an fp64 product of the same stored inputs (cuBLAS DGEMM), each within
-// gemm_bound() (fixtures/validate.h); the worst element's error over its bound is the
+// gemm_bound() (fixtures/detail/validate.h); the worst element's error over its bound is the
 // `max_error_ratio` counter.
 #include <cublasLt.h>
 #include <cublas_v2.h>
