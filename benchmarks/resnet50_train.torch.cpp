@@ -69,13 +69,15 @@ double loss_tolerance(Precision p) {
 // 1 or more. For AMP that is a coarse check, stated as such: it tells a step that went the
 // reference's way from one that did not, not a small loss of accuracy (the loss check catches
 // that). Checked from the initialised model (TrainStep::restore_initial_state), amp_bf16's
-// BatchNorm parameters were off by 1.43-1.60 in all four configurations (H200, 2026-12-03,
-// docs/results/h200/contract/ctest.log), past 1.3 and near a negated gradient's 2: there the
-// relative error cannot tell right from wrong. So in TF32 and AMP the one-dimensional parameters
-// (BatchNorm's scale and shift, the fc bias) are held to 3.0 only — a coarse bound that a sign
-// error in them alone passes, and that catches an update that is garbage — and the weights
-// (convolutions, fc; where the planted fault is) to the bounds above. fp32 holds every parameter
-// to 5e-3.
+// BatchNorm parameters were off by 1.43-1.60 in all four res-32 configurations and its weights
+// by 1.27-1.30 (a 64x64x1x1 convolution at 1.300051), amp_fp16's by 0.93 and 0.70 at most (H200,
+// 2026-12-03: docs/results/h200/contract/ctest.log, resnet-amp.json): from there bf16's early
+// gradients are nearly uncorrelated with fp32's (relative L2 of sqrt 2 for two unrelated vectors
+// of one norm). So the one-dimensional parameters (BatchNorm's scale and shift, the fc bias) are
+// held to 3.0 in TF32 and AMP — a coarse bound a sign error in them alone passes, that catches an
+// update that is garbage — and the weights (convolutions, fc; the planted fault negates one) to
+// 1.0 (tf32), 1.3 (amp_fp16) and 1.6 (amp_bf16): a fifth above the 1.30 seen, a fifth under the
+// 1.95-2.02 a negated gradient gave. fp32 holds every parameter to 5e-3.
 double step_tolerance(Precision p, bool one_dimensional) {
   if (one_dimensional && p != Precision::fp32) return 3.0;
   switch (p) {
@@ -84,8 +86,9 @@ double step_tolerance(Precision p, bool one_dimensional) {
     case Precision::tf32:
       return 1.0;
     case Precision::amp_fp16:
-    case Precision::amp_bf16:
       return 1.3;
+    case Precision::amp_bf16:
+      return 1.6;
   }
   return 0;
 }
