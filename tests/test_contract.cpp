@@ -106,6 +106,45 @@ TEST(Family, SpecCarriesTimerSamplingSizeAndVariant) {
   EXPECT_NE(spec->make(), nullptr);
 }
 
+TEST(Family, DeclarationsTheToolsWouldRejectAreRefused) {
+  auto refused = [](Family f) {
+    f.make(nothing());
+    EXPECT_THROW(f.add(), Error);
+  };
+  refused(Family("contract_test/text_size", "").axis(string_axis("v", {"a"})).size_axis("v"));
+  refused(Family("contract_test/no_size", "").axis(int_axis("n", {1})).size_axis("m"));
+  refused(Family("contract_test/twice", "").axis(int_axis("n", {1})).axis(int_axis("n", {2})));
+  refused(Family("contract_test/slash", "").axis(string_axis("v", {"a/b"})));
+  refused(Family("/contract_test", "").axis(int_axis("n", {1})));
+  EXPECT_TRUE(names_of("contract_test/text_size").empty());
+}
+
+TEST(Family, AnAxisWithoutValuesRegistersNothing) {
+  Family("contract_test/empty", "").axis(string_axis("v", {})).make(nothing()).add();
+  EXPECT_TRUE(names_of("contract_test/empty").empty());
+}
+
+void throws_at_registration() { throw Error("zipped axes differ in length"); }
+
+TEST(Registry, AThrowingRegistrationIsKeptForMainToReport) {
+  const std::size_t before = registration_errors().size();
+  EXPECT_TRUE(run_registration(throws_at_registration, "throws_at_registration"));
+  ASSERT_EQ(registration_errors().size(), before + 1);
+  EXPECT_EQ(registration_errors().back(), "throws_at_registration: zipped axes differ in length");
+}
+
+TEST(Env, HostOnlyRefusesGpuMemoryInItsOwnWords) {
+  auto env = Env::host_only(1);
+  EXPECT_FALSE(env->has_gpu());
+  try {
+    env->alloc(16);
+    FAIL() << "allocated without a GPU";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("host-clock case"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(env->stream(), Error);
+}
+
 TEST(Axis, PowerOfTwoAxisRefusesOtherNumbers) {
   EXPECT_EQ(pow2_axis("bytes", {8, 1 << 20}).values, (std::vector<std::string>{"8", "1048576"}));
   EXPECT_THROW(pow2_axis("bytes", {8, 12}), Error);
@@ -115,6 +154,10 @@ TEST(Axis, PowerOfTwoAxisRefusesOtherNumbers) {
 TEST(Runner, HostClockSamplesAreOneRunEach) {
   Spec host;
   host.timer = Timer::host_clock;
+  EXPECT_EQ(choose_batch(host, 1e-6), 1);
+  EXPECT_FALSE(host.needs_gpu());
+  host.gpu = true;  // Family::needs_gpu(true): a child process that starts CUDA
+  EXPECT_TRUE(host.needs_gpu());
   EXPECT_EQ(choose_batch(host, 1e-6), 1);
 }
 

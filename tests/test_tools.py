@@ -564,6 +564,29 @@ class SchemaFiles(unittest.TestCase):
     def figures(self, *paths):
         return PlotColoursAndAxes.figures(self, *paths)
 
+    def test_plot_leaves_out_rows_their_familys_axes_do_not_read(self):
+        # toy/num has one number axis in a's schema (which wins); b's build named its rows with two
+        # numbers, so they fall back to the old rule, whose family (numbers dropped) is toy/num
+        # again but without its axes: left out of the chart, not a crash
+        schema = json.loads(json.dumps(TOY_SCHEMA))
+        schema["families"]["toy/num"] = {"description": "", "axes": [{"name": "n", "kind": "int"}],
+                                         "main_counter": "", "size_axis": "n", "timer": "cuda_events",
+                                         "counters": []}
+        paths = []
+        for name, suffix in (("num-a.json", ""), ("num-b.json", "/7")):
+            path = toy_file(self.dir.name, name, schema=schema)
+            with open(path) as f:
+                data = json.load(f)
+            data["benchmarks"] += [toy_row(f"toy/num/{n}{suffix}/manual_time", i, n + i)
+                                   for n in (8, 64) for i in range(5)]
+            with open(path, "w") as f:
+                json.dump(data, f)
+            paths.append(path)
+        with tempfile.TemporaryDirectory() as out:
+            r = tool("plot.py", "--out-dir", out, *paths)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(os.path.join(out, "toy_num.png"), r.stdout.split())
+
     def test_plot_draws_a_generic_chart_per_family(self):
         with tempfile.TemporaryDirectory() as out:
             r = tool("plot.py", "--out-dir", out, self.a, self.b)

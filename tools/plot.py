@@ -295,6 +295,8 @@ def generic(loaded, out_dir):
             family, axes = family_and_axes(r.run_name, schema)
             if family not in schema.families:
                 continue
+            if set(axes) != {a.name for a in schema.families[family].axes}:
+                continue  # a name its family's axes do not read (another build's): no point to draw
             if any(re.match(pattern, name) for pattern in HAND_MADE):
                 hand_made.add(family)
             rows.setdefault(family, []).append((label, axes, r))
