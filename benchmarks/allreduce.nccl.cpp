@@ -11,6 +11,7 @@
 // tolerance on every element of every rank.
 #include <nccl.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -210,6 +211,18 @@ class AllReduce final : public BenchmarkCase {
   cudaEvent_t go_ = nullptr;
 };
 
+// The GPUs a collective of this run spans: one per rank under MPI, else --cubench_gpus (0: all
+// visible). Asked when the run starts; 1 where no GPU can be counted (listing without a driver).
+int collective_gpus() {
+  if (world().size() > 1) return world().size();
+  int visible = 0;
+  if (cudaGetDeviceCount(&visible) != cudaSuccess) {
+    cudaGetLastError();  // clear it: this was a question, not a failure
+    return 1;
+  }
+  return options().gpus == 0 ? visible : std::min(options().gpus, visible);
+}
+
 void register_allreduce() {
   std::vector<std::int64_t> sizes;
   for (std::int64_t b = 8; b <= (std::int64_t{512} << 20); b *= 4) sizes.push_back(b);
@@ -224,6 +237,14 @@ void register_allreduce() {
       .counter({"gpus", "", Better::none, "GPUs taking part"})
       .main_counter("busbw_GBps")
       .size_axis("bytes")
+      // Default run on one GPU, where NCCL moves no data between GPUs: its latency (8 B) and its
+      // copy (1 GiB), bf16 out of place. Across GPUs, the whole sweep.
+      .default_suite([](const Point& p) {
+        if (collective_gpus() > 1) return true;
+        const std::int64_t bytes = p.get_int("bytes");
+        return p.get_dtype() == DType::bf16 && !p.get_bool("placement", "inplace") &&
+               (bytes == 8 || bytes == std::int64_t{1} << 30);
+      })
       .size([](const Point& p) { return double(p.get_int("bytes")); })
       .make([](const Point& p) {
         return std::make_unique<AllReduce>(p.get_dtype(), std::size_t(p.get_int("bytes")),

@@ -277,6 +277,19 @@ void register_gemm() {
                   "worst element's error over its bound (gemm_bound); above 1 fails the check"})
         .main_counter("TFLOPS")
         .size_axis("m")
+        // Default run: the square curve at 1024, 2048, 4096 and 16384 (8192 lies on the plateau
+        // 4096 already shows) and one LLaMA shape; fp32 without 16384^3 (0.17 s a run, and
+        // flat from 4096). Autotuning, which times 8 algorithms per configuration: bf16 and fp8
+        // at 1024 (where the heuristic's pick differs most) and 4096.
+        .default_suite([autotune](const Point& p) {
+          const std::int64_t m = p.get_int("m"), n = p.get_int("n"), k = p.get_int("k");
+          const bool square = m == n && n == k;
+          if (autotune)
+            return square && (m == 1024 || m == 4096) &&
+                   (p.get_dtype() == DType::bf16 || p.get_dtype() == DType::fp8_e4m3);
+          if (!square) return n == 11008;
+          return m != 8192 && !(m == 16384 && p.get_dtype() == DType::fp32);
+        })
         .sampling(Sampling::launches_only())
         .size([](const Point& p) {
           return model::gemm_flops(p.get_int("m"), p.get_int("n"), p.get_int("k"));

@@ -122,6 +122,8 @@ void register_sigmoid() {
                 "worst element's relative error against sigmoid in double"})
       .main_counter("GBps")
       .size_axis("n")
+      // Default run: fp16 behaves as bf16 (same bytes, same kernels' shape).
+      .default_suite([](const Point& p) { return p.get_dtype() != DType::fp16; })
       .sampling([](const Point& p) {
         Sampling s = Sampling::launches_only();  // run() only launches
         s.cold_l2 = p.get_bool("cache", "cold");

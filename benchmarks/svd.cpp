@@ -373,6 +373,10 @@ void register_svd() {
                 "max |s - s_ref| / s_ref_max against fp64 gesvd's singular values"})
       .counter({"err_sigma", "", Better::lower, "gesvdp's own error estimate"})
       .size_axis("n")
+      // Default run: up to 2048 in fp32 and 1024 in fp64 (a 4096 gesvd takes seconds a run).
+      .default_suite([](const Point& p) {
+        return p.get_int("n") <= (p.get_dtype() == DType::fp32 ? 2048 : 1024);
+      })
       .sampling(Sampling::runs_per_sample(1))  // every run needs its input restored
       .size([](const Point& p) { return std::pow(double(p.get_int("n")), 3); })
       .make([](const Point& p) {

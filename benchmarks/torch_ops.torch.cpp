@@ -189,6 +189,20 @@ void add_op_family(const std::string& prefix, Op op, std::vector<DType> dtypes,
                     : op == Op::sigmoid ? "GBps"
                                         : "")
       .size_axis("n")
+      // Default run: the GPU GEMMs at 4096, sigmoid in fp32 and bf16 at 256 Mi elements, SVD in
+      // fp32 at 512 and 1024 (the comparisons with our own families that docs/results keep).
+      .default_suite([op, timer](const Point& p) {
+        if (timer == Timer::host_clock) return true;
+        const std::int64_t n = p.get_int("n");
+        switch (op) {
+          case Op::gemm:
+            return n == 4096;
+          case Op::sigmoid:
+            return n == (std::int64_t{256} << 20) && p.get_dtype() != DType::fp16;
+          default:
+            return p.get_dtype() == DType::fp32 && n <= 1024;
+        }
+      })
       .timer(timer)
       .sampling(Sampling::runs_per_sample(op == Op::svd ? 1 : 0))
       .size([](const Point& p) { return double(p.get_int("n")); })

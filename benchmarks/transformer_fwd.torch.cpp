@@ -296,6 +296,11 @@ void add_transformer_family(const std::string& name, std::vector<std::int64_t> b
       .counter({"model_bytes", "B", Better::none, "the model's parameters and buffers"})
       .main_counter(timer == Timer::cuda_events ? "peak_allocated_bytes" : "")
       .size_axis("batch")
+      // Default run: the smallest and the largest batch (peak memory grows linearly between).
+      .default_suite([](const Point& p) {
+        const std::int64_t b = p.get_int("batch");
+        return b == 2 || b == 32 || b == 256;
+      })
       .timer(timer)
       .sampling(Sampling::runs_per_sample(1))
       .size([](const Point& p) { return double(p.get_int("batch")); })

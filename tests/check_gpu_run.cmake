@@ -1,7 +1,8 @@
-# Runs a few small benchmarks for real and reads the JSON back: nothing skipped with an error,
-# and each reports the counters its family promises, with values in their plausible range.
-set(filter "^(launch/empty|gemm/bf16/1024/1024/1024|sigmoid/vectorized/fp16/10000000/cold|svd/gesvdj/fp32/512)/")
-execute_process(COMMAND "${BINARY}" "--benchmark_filter=${filter}" --benchmark_min_time=0.05
+# Runs a few small benchmarks for real, as the default run does (the stopping rule, NVML polled),
+# and reads the JSON back: nothing skipped with an error, and each reports the counters its family
+# and the harness promise, with values in their plausible range.
+set(filter "^(launch/empty|gemm/bf16/1024/1024/1024|sigmoid/vectorized/bf16/10000000/cold|svd/gesvdj/fp32/512)/")
+execute_process(COMMAND "${BINARY}" "--benchmark_filter=${filter}"
                         "--benchmark_out=${OUT}" --benchmark_out_format=json
                 RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT code EQUAL 0)
@@ -24,7 +25,9 @@ foreach(i RANGE ${last})
   # counter|lowest|highest: the values a right run gives on any GPU of interest; a unit slip
   # (ms for s, MHz for kHz, a fraction for a percentage) lands outside.
   set(want "first_call_ms|0.001|60000" "sample_cv|0|0.5" "peak_mem_bytes|0|1e12"
-           "fragmentation|0|0.99" "throttled_samples|0|1e9")
+           "fragmentation|0|0.99" "throttled_samples|0|1e9" "samples|2|1e8"
+           "power_W|20|2000" "energy_per_run_J|0|1e4" "power_capped_pct|0|100"
+           "slowdown_pct|0|100")
   if(name MATCHES "^gemm")
     list(APPEND want "TFLOPS|1|2000" "pct_peak|0.5|100" "rel_error|0|0.01" "max_error_ratio|0|1"
                      "sm_clock_MHz|200|3000")
@@ -32,6 +35,16 @@ foreach(i RANGE ${last})
     list(APPEND want "GBps|10|20000" "pct_copy_ceiling|5|110" "max_rel_error|0|0.01")
   elseif(name MATCHES "^svd")
     list(APPEND want "recon_error|0|0.002" "ortho_error|0|0.002" "sigma_error|0|0.002")
+  endif()
+  # Other processes: counted per row where NVML lists this one; where it cannot, the context says so.
+  string(JSON others ERROR_VARIABLE no_others GET "${json}" benchmarks ${i} other_processes)
+  string(JSON at_start ERROR_VARIABLE no_start GET "${json}" context gpu_other_processes_at_start)
+  if(no_start OR (no_others AND NOT at_start MATCHES "^unknown"))
+    message(FATAL_ERROR "${name}: other_processes '${others}', at start '${at_start}'")
+  endif()
+  string(JSON label ERROR_VARIABLE no_label GET "${json}" benchmarks ${i} label)
+  if(NOT label MATCHES "stopped: ")
+    message(FATAL_ERROR "${name}: the label does not say why sampling stopped: '${label}'")
   endif()
   foreach(entry IN LISTS want)
     string(REPLACE "|" ";" entry "${entry}")

@@ -1,5 +1,6 @@
-# Every family the interface promises shows up in --benchmark_list_tests.
-execute_process(COMMAND "${BINARY}" --benchmark_list_tests RESULT_VARIABLE code
+# Every family the interface promises shows up in --benchmark_list_tests --cubench_suite=full, and
+# each family (FAMILY_NAMES) has rows in the default suite, which is smaller than the full one.
+execute_process(COMMAND "${BINARY}" --benchmark_list_tests --cubench_suite=full RESULT_VARIABLE code
                 OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT code EQUAL 0)
   message(FATAL_ERROR "--benchmark_list_tests exited ${code}: ${err}")
@@ -20,3 +21,22 @@ foreach(name "gemm/bf16/4096/4096/4096/manual_time" "sigmoid/vectorized/fp32/100
     message(FATAL_ERROR "missing ${name}")
   endif()
 endforeach()
+execute_process(COMMAND "${BINARY}" --benchmark_list_tests RESULT_VARIABLE code
+                OUTPUT_VARIABLE default ERROR_VARIABLE err)
+if(NOT code EQUAL 0)
+  message(FATAL_ERROR "--benchmark_list_tests (default suite) exited ${code}: ${err}")
+endif()
+foreach(family IN LISTS FAMILY_NAMES)
+  string(FIND "\n${default}" "\n${family}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the default suite has no row of ${family}")
+  endif()
+endforeach()
+string(REGEX MATCHALL "\n" full_rows "${out}")
+string(REGEX MATCHALL "\n" default_rows "${default}")
+list(LENGTH full_rows n_full)
+list(LENGTH default_rows n_default)
+if(NOT n_default LESS n_full)
+  message(FATAL_ERROR "the default suite (${n_default} rows) is not smaller than the full (${n_full})")
+endif()
+message(STATUS "default suite ${n_default} rows, full ${n_full}")

@@ -1,0 +1,249 @@
+// What decides how long a benchmark samples and what a row says of its conditions, all without a
+// GPU: the stopping rule, the run flags, the default suite, NVML's reasons turned into counters
+// and label words, the interrupted mark and the progress line's durations.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fixtures/detail/conditions.h"
+#include "fixtures/detail/family.h"
+#include "fixtures/detail/interrupt.h"
+#include "fixtures/detail/nvml.h"
+#include "fixtures/detail/options.h"
+#include "fixtures/detail/progress.h"
+#include "fixtures/detail/registry.h"
+#include "fixtures/detail/schema_reporter.h"
+#include "fixtures/detail/stopping.h"
+
+namespace cubench {
+namespace {
+
+StoppingParams params(double max_noise, int min_samples, double min_time, double timeout) {
+  StoppingParams p;
+  p.max_noise = max_noise;
+  p.min_samples = min_samples;
+  p.min_time = min_time;
+  p.timeout = timeout;
+  return p;
+}
+
+TEST(Stopping, QuietSamplesStopOnceMinimaAreMet) {
+  StoppingRule rule(params(0.005, 10, 0.002, 100));
+  for (int i = 0; i < 9; ++i) {
+    rule.add(1e-3 * (1 + 0.001 * (i % 2)), 1e-3);
+    EXPECT_EQ(rule.decide(0.01), StopReason::not_yet) << "sample " << i + 1;  // < min_samples
+  }
+  rule.add(1e-3, 1e-3);
+  EXPECT_EQ(rule.decide(0.01), StopReason::noise_reached);
+  EXPECT_LT(rule.noise(), 0.005);
+  EXPECT_EQ(rule.samples(), 10u);
+}
+
+TEST(Stopping, MinTimeHoldsEvenQuietSamples) {
+  StoppingRule rule(params(0.005, 2, 1.0, 100));
+  for (int i = 0; i < 50; ++i) rule.add(1e-3, 1e-3);  // 50 ms of samples < 1 s
+  EXPECT_EQ(rule.decide(0.1), StopReason::not_yet);
+}
+
+TEST(Stopping, NoisySamplesRunOnUntilTheNoiseSettles) {
+  StoppingRule rule(params(0.005, 10, 0.0, 1000));
+  // Alternating 1.0 and 1.1 ms: a noise near 5% that never goes under 0.5%, and settles.
+  StopReason reason = StopReason::not_yet;
+  int n = 0;
+  while (reason == StopReason::not_yet && n < 100000) {
+    rule.add(n % 2 ? 1.1e-3 : 1.0e-3, 1e-3);
+    reason = rule.decide(0.0);
+    ++n;
+  }
+  EXPECT_EQ(reason, StopReason::noise_converged);
+  EXPECT_GT(rule.noise(), 0.04);
+  EXPECT_GE(rule.samples(), StoppingRule::kNoiseWindow);
+  EXPECT_EQ(rule.samples() % StoppingRule::kCheckEvery, 0u);
+}
+
+TEST(Stopping, TimeoutEndsAnyRunEvenBeforeMinSamples) {
+  StoppingRule rule(params(0.005, 10, 0.0, 2.0));
+  rule.add(1.0, 1.0);
+  EXPECT_EQ(rule.decide(1.0), StopReason::not_yet);
+  rule.add(1.5, 1.5);
+  EXPECT_EQ(rule.decide(2.5), StopReason::timeout);
+  EXPECT_EQ(describe_stop(StopReason::timeout, rule).rfind("timeout 2s: noise ", 0), 0u)
+      << describe_stop(StopReason::timeout, rule);
+}
+
+TEST(Stopping, LabelSaysTheNoiseAndWhy) {
+  StoppingRule rule(params(0.005, 2, 0.0, 10));
+  rule.add(1e-3, 1e-3);
+  rule.add(1e-3, 1e-3);
+  EXPECT_EQ(describe_stop(rule.decide(0), rule), "noise 0.00% < 0.5% after 2 samples");
+}
+
+TEST(Options, RunFlagsAreParsedAndCheckedInTheirOwnWords) {
+  std::vector<std::string> args = {"cubench",
+                                   "--cubench_suite=full",
+                                   "--cubench_max_noise=1.5",
+                                   "--cubench_min_samples=20",
+                                   "--cubench_min_time=0.5",
+                                   "--cubench_timeout=30",
+                                   "--cubench_busy_gpu=refuse"};
+  Options o = parse_options(args, nullptr, nullptr);
+  EXPECT_EQ(o.suite, Suite::full);
+  EXPECT_DOUBLE_EQ(o.stopping.max_noise, 0.015);
+  EXPECT_EQ(o.stopping.min_samples, 20);
+  EXPECT_DOUBLE_EQ(o.stopping.min_time, 0.5);
+  EXPECT_DOUBLE_EQ(o.stopping.timeout, 30);
+  EXPECT_EQ(o.busy_gpu, BusyGpu::refuse);
+  EXPECT_TRUE(o.adaptive);
+  EXPECT_EQ(args.size(), 1u);
+
+  for (const char* bad : {"--cubench_suite=quick", "--cubench_max_noise=0", "--cubench_max_noise=x",
+                          "--cubench_min_samples=1", "--cubench_timeout=-1",
+                          "--cubench_min_time=inf", "--cubench_busy_gpu=yes"}) {
+    std::vector<std::string> a = {"cubench", bad};
+    EXPECT_THROW(parse_options(a, nullptr, nullptr), std::invalid_argument) << bad;
+  }
+  std::vector<std::string> a = {"cubench", "--cubench_suite=quick"};
+  try {
+    parse_options(a, nullptr, nullptr);
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--cubench_suite takes default or full, got 'quick'");
+  }
+}
+
+TEST(Options, BenchmarkMinTimeHandsTheLoopBackToGoogleBenchmark) {
+  std::vector<std::string> args = {"cubench", "--benchmark_min_time=0.1"};
+  EXPECT_FALSE(parse_options(args, nullptr, nullptr).adaptive);
+  args = {"cubench", "--benchmark_repetitions=5"};  // repetitions alone: each one adaptive
+  EXPECT_TRUE(parse_options(args, nullptr, nullptr).adaptive);
+}
+
+class Nothing final : public BenchmarkCase {
+ public:
+  void setup(Env&) override {}
+  void run(Env&) override {}
+  void validate(Env&) override {}
+  Work work() const override { return {}; }
+};
+
+TEST(Suite, DefaultKeepsWhatTheFamilyKeepsAndFullKeepsAll) {
+  int asked = 0;
+  Family("run_control_test/suite", "")
+      .axis(int_axis("n", {1, 2, 3, 4}))
+      .default_suite([&asked](const Point& p) {
+        ++asked;  // asked when the run starts, not at registration
+        return p.get_int("n") % 2 == 0;
+      })
+      .make([](const Point&) { return std::make_unique<Nothing>(); })
+      .add();
+  EXPECT_EQ(asked, 0);
+  auto names = [](const std::vector<const Spec*>& cases) {
+    std::vector<std::string> out;
+    for (const Spec* s : cases)
+      if (s->family == "run_control_test/suite") out.push_back(s->name);
+    return out;
+  };
+  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::standard)),
+            (std::vector<std::string>{"run_control_test/suite/2", "run_control_test/suite/4"}));
+  EXPECT_EQ(asked, 4);
+  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::full)).size(), 4u);
+}
+
+TEST(Conditions, PowerCapIsNamedApartFromThrottling) {
+  Conditions c;
+  c.polls = 100;
+  c.power_capped = 97;
+  EXPECT_EQ(describe_conditions(c, 700), "power-capped in 97% of polls (software cap 700 W)");
+  c.slowdown = 12;
+  c.other_processes = 2;
+  EXPECT_EQ(describe_conditions(c, 0),
+            "power-capped in 97% of polls; THROTTLED: thermal or hardware slowdown in 12% of "
+            "polls; BUSY GPU: 2 other compute processes");
+  EXPECT_EQ(describe_conditions(Conditions{}, 700), "");
+}
+
+TEST(Conditions, EnergyPerRunIsMeanPowerTimesTheRun) {
+  Conditions c;
+  c.polls = 10;
+  c.power_capped = 5;
+  c.energy_j = 350.0;  // over 0.5 s: 700 W
+  c.wall_s = 0.5;
+  c.other_processes = 0;
+  Work w;
+  w.flops = 2e12;
+  Counters k = condition_counters(c, w, 2e-3);  // 2 ms a run: 1.4 J
+  EXPECT_DOUBLE_EQ(k.at("power_W"), 700);
+  EXPECT_DOUBLE_EQ(k.at("energy_per_run_J"), 1.4);
+  EXPECT_NEAR(k.at("GFLOP_per_J"), 2000 / 1.4, 1e-9);
+  EXPECT_EQ(k.count("GB_per_J"), 0u);
+  EXPECT_DOUBLE_EQ(k.at("power_capped_pct"), 50);
+  EXPECT_DOUBLE_EQ(k.at("slowdown_pct"), 0);
+  EXPECT_DOUBLE_EQ(k.at("other_processes"), 0);
+  c.wall_s = 0.01;  // the energy counter ticks coarsely: no power from 10 ms
+  EXPECT_EQ(condition_counters(c, w, 2e-3).count("power_W"), 0u);
+  EXPECT_EQ(condition_counters(Conditions{}, w, 2e-3).size(), 0u);  // no NVML: nothing claimed
+}
+
+TEST(Conditions, OtherProcessesCountEveryEntryButOurs) {
+  EXPECT_EQ(other_processes({}), std::nullopt);  // not even this process: NVML cannot see
+  EXPECT_EQ(other_processes({{123, 1}}), 0);
+  EXPECT_EQ(other_processes({{123, 1}, {456, 2}}), 1);  // whichever pid is ours (a container)
+}
+
+TEST(Conditions, MonitorWithoutNvmlClaimsNothing) {
+  ConditionsMonitor m(nullptr);
+  m.start();
+  Conditions c = m.stop();
+  EXPECT_EQ(c.polls, 0);
+  EXPECT_FALSE(c.energy_j.has_value());
+  EXPECT_FALSE(c.other_processes.has_value());
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(Interrupt, MarkJoinsTheContextOfAWrittenFile) {
+  const std::string path = testing::TempDir() + "cubench_interrupted.json";
+  {
+    std::ofstream out(path);
+    out << "{\n  \"context\": {\n    \"date\": \"x\"\n  },\n  \"benchmarks\": [\n  ]\n}\n";
+  }
+  ASSERT_TRUE(mark_json_interrupted(path, "SIGINT"));
+  EXPECT_EQ(read_file(path),
+            "{\n  \"context\": {\n    \"interrupted\": \"SIGINT\",\n    \"date\": \"x\"\n  },\n"
+            "  \"benchmarks\": [\n  ]\n}\n");
+  {
+    std::ofstream out(path);
+    out << "name,iterations\n";  // CSV: left alone
+  }
+  EXPECT_FALSE(mark_json_interrupted(path, "SIGINT"));
+  EXPECT_FALSE(mark_json_interrupted(path + ".missing", "SIGINT"));
+  std::remove(path.c_str());
+}
+
+TEST(Interrupt, AbandonedRowsAreLeftOut) {
+  benchmark::BenchmarkReporter::Run done, cut;
+  done.run_name.function_name = "run_control_test/done";
+  cut.run_name.function_name = "run_control_test/cut";
+  mark_abandoned("run_control_test/cut");
+  auto kept = finished_runs({done, cut, done});
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0].run_name.function_name, "run_control_test/done");
+}
+
+TEST(Progress, DurationsReadAtAGlance) {
+  EXPECT_EQ(format_duration(0.4), "0s");
+  EXPECT_EQ(format_duration(42), "42s");
+  EXPECT_EQ(format_duration(185), "3m05s");
+  EXPECT_EQ(format_duration(3720), "1h02m");
+}
+
+}  // namespace
+}  // namespace cubench
