@@ -1,14 +1,28 @@
 # Two MPI ranks on this machine (no GPU needed): rank 0 alone lists the benchmarks, and with a
 # CPU family given, rank 0 alone reports and writes the JSON, whose context says "MPI, 2 ranks".
 set(mpi ${MPIEXEC} --allow-run-as-root --oversubscribe -np 2)
-execute_process(COMMAND "${BINARY}" --benchmark_list_tests OUTPUT_VARIABLE single RESULT_VARIABLE code)
-execute_process(COMMAND ${mpi} "${BINARY}" --benchmark_list_tests OUTPUT_VARIABLE two
-                ERROR_VARIABLE err RESULT_VARIABLE code2)
+# The full suite is the same list either way; the default one differs only where a family's
+# default set depends on the GPUs a run spans: all-reduce's whole sweep across two ranks.
+execute_process(COMMAND "${BINARY}" --benchmark_list_tests --cubench_suite=full
+                OUTPUT_VARIABLE single RESULT_VARIABLE code)
+execute_process(COMMAND ${mpi} "${BINARY}" --benchmark_list_tests --cubench_suite=full
+                OUTPUT_VARIABLE two ERROR_VARIABLE err RESULT_VARIABLE code2)
 if(NOT code2 EQUAL 0)
   message(FATAL_ERROR "mpirun exited ${code2}: ${err}")
 endif()
 if(NOT single STREQUAL two)
   message(FATAL_ERROR "two ranks listed differently from one process:\n${two}")
+endif()
+execute_process(COMMAND "${BINARY}" --benchmark_list_tests OUTPUT_VARIABLE single_default)
+execute_process(COMMAND ${mpi} "${BINARY}" --benchmark_list_tests OUTPUT_VARIABLE two_default)
+string(REGEX MATCHALL "\nallreduce/" one_gpu "\n${single_default}")
+string(REGEX MATCHALL "\nallreduce/" two_gpus "\n${two_default}")
+string(REGEX MATCHALL "\nallreduce/" every "\n${two}")
+list(LENGTH one_gpu n1)
+list(LENGTH two_gpus n2)
+list(LENGTH every n_full)
+if(n_full GREATER 0 AND (NOT n2 EQUAL n_full OR NOT n1 LESS n2))
+  message(FATAL_ERROR "default all-reduce rows: ${n1} on one GPU, ${n2} across two ranks (full: ${n_full})")
 endif()
 if(CPU_FILTER)
   file(REMOVE "${OUT}")
