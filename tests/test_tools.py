@@ -886,6 +886,67 @@ class CutMidWrite(unittest.TestCase):
         assert_one_line_error(self, r, r"^tools/compare: .*garbage-in-list.json: not JSON \(Expecting value")
 
 
+class Interrupted(unittest.TestCase):
+    """interrupted.json: a run stopped by SIGINT after two benchmarks; cubench closed the JSON with
+    what it had finished and marked the context ("interrupted": "SIGINT"). It loads in every
+    tool, with one warning that says so, not an error."""
+    WARNING = "warning: {}: from a run interrupted by SIGINT; loaded 2 finished rows"
+
+    def assert_warned_once(self, r, prog):
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([line for line in r.stderr.splitlines() if "interrupted" in line],
+                         [f"{prog}: " + self.WARNING.format(data("interrupted.json"))])
+
+    def test_compare_table(self):
+        r = tool("compare.py", "--table", data("interrupted.json"), data("cuda-13.0.json"),
+                 "--format", "csv", "--no-utest")
+        self.assert_warned_once(r, "tools/compare")
+        rows = {row["benchmark"]: row for row in csv.DictReader(io.StringIO(r.stdout))}
+        self.assertEqual(sorted(rows), ["gemm/bf16/4096/4096/4096/manual_time",
+                                        "gemm/bf16/8192/8192/8192/manual_time"])
+
+    def test_plot_and_merge(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = tool("plot.py", "--out-dir", d, data("interrupted.json"))
+            self.assert_warned_once(r, "tools/plot")
+            r = tool("merge_processes.py", os.path.join(d, "m.json"), data("interrupted.json"),
+                     data("interrupted.json"))
+            self.assert_warned_once(r, "tools/merge-processes")
+
+    def test_merge_names_the_interrupted_process(self):
+        with open(data("interrupted.json")) as f:
+            doc = json.load(f)
+        del doc["context"]["interrupted"]
+        with tempfile.TemporaryDirectory() as d:
+            whole, out = os.path.join(d, "whole.json"), os.path.join(d, "m.json")
+            with open(whole, "w") as f:
+                json.dump(doc, f)
+            r = tool("merge_processes.py", out, whole, data("interrupted.json"))
+            self.assert_warned_once(r, "tools/merge-processes")
+            with open(out) as f:
+                self.assertEqual(json.load(f)["context"]["interrupted"], "SIGINT (process 2)")
+            r = tool("merge_processes.py", out, whole, whole)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                self.assertNotIn("interrupted", json.load(f)["context"])
+
+    def test_the_mark_must_be_text(self):
+        with open(data("interrupted.json")) as f:
+            doc = json.load(f)
+        doc["context"]["interrupted"] = {"signal": 2}
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "bad-mark.json")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            r = tool("compare.py", "--table", path, data("cuda-13.0.json"))
+        assert_one_line_error(self, r, "^tools/compare: .*bad-mark.json: context \"interrupted\" is an "
+                                       "object, not a string or number$")
+
+    def test_a_whole_run_has_no_warning(self):
+        r = tool("compare.py", "--table", data("cuda-13.0.json"), data("cuda-11.8.json"))
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+
+
 class RunMatrix(unittest.TestCase):
     def list_presets(self, cuda118_root):
         env = dict(os.environ)

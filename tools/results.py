@@ -7,6 +7,8 @@ with one line a user can act on, never a traceback further in.
 A file cut mid-write (a run killed before Google Benchmark closed its JSON, so the text ends inside
 the "benchmarks" list or after it) is data: it loads with every complete row and a one-line
 warning on stderr. A file that ends before its "benchmarks" list, or is not JSON, is an error.
+A file whose context has "interrupted" (cubench stopped by a signal, e.g. "SIGINT", wrote what it
+had finished and closed the JSON) is data too: its rows load with a one-line warning that says so.
 
 What the numbers mean comes from the file itself: cubench writes a schema into its context
 ("cubench_schema", JSON text: every counter's unit and direction, every family's axes, main counter
@@ -46,7 +48,7 @@ SCHEMA_FIELD = "cubench_schema"
 SCHEMA_VERSION = 1
 # Context fields the tools print or compute with; each must be a string or a number.
 CONTEXT_FIELDS = ("framework", "torch", "cuda_toolkit", "cublas", "processes", "gpu", "date",
-                  "copy_ceiling_GBps")
+                  "copy_ceiling_GBps", "interrupted", "suite", "gpu_other_processes_at_start")
 
 
 class InputError(Exception):
@@ -539,6 +541,12 @@ def read(path):
     if not any(is_iteration(row) for row in data["benchmarks"]):
         raise InputError(f"{path}: no benchmark results in it (no iteration rows: aggregates only "
                          "or none; run with --benchmark_report_aggregates_only=false)")
+    if "interrupted" in data["context"]:
+        # Not an error: what the run finished is measured as well as in a whole run; the user
+        # should still know the file is not the whole suite (its missing rows are not failures).
+        n = len(data["benchmarks"])
+        warn(f"{path}: from a run interrupted by {data['context']['interrupted']}; loaded {n} "
+             f"finished row{'s' if n != 1 else ''}")
     return data
 
 
