@@ -283,7 +283,9 @@ class MergeProcesses(unittest.TestCase):
             self.assertNotIn("one process's repetitions", r.stdout)
             r = tool("compare.py", "--table", a[0], os.path.join(d, "b.json"))
             self.assertIn("a1.json: samples are one process's repetitions", r.stdout)
-            self.assertEqual(verdict(os.path.join(d, "a.json"), os.path.join(d, "b.json")), "same")
+            # Two processes a side cannot be told apart at all (the U test's smallest p is 0.33):
+            # not flagged, and not called the same either.
+            self.assertEqual(verdict(os.path.join(d, "a.json"), os.path.join(d, "b.json")), "too noisy to tell")
 
     def test_bad_input_is_one_line(self):
         with tempfile.TemporaryDirectory() as d:
@@ -299,6 +301,167 @@ class MergeProcesses(unittest.TestCase):
                     r = tool("merge_processes.py", *args)
                     assert_one_line_error(self, r, "^tools/merge-processes: .*" + re.escape(expect))
                     self.assertFalse(os.path.exists(out))
+
+
+def samples_file(directory, name, rows):
+    """A file as tools/merge-processes writes it: one sample per process. rows: {benchmark:
+    (times in us, SM clocks in MHz per sample, or None for rows without a clock)}."""
+    out = []
+    for bench, (times, clocks) in rows.items():
+        for i, t in enumerate(times):
+            row = {"name": bench, "run_name": bench, "run_type": "iteration", "repetitions": len(times),
+                   "repetition_index": i, "iterations": 1, "real_time": t, "time_unit": "us",
+                   "samples": 40, "sample_cv": 0.003}
+            if clocks is not None:
+                row["sm_clock_MHz"] = clocks[i]
+            out.append(row)
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        json.dump({"context": {"cuda_toolkit": "13.0", "cublas": "13.1.0", "gpu": "NVIDIA H200",
+                               "processes": str(max(len(t) for t, _ in rows.values()))},
+                   "benchmarks": out}, f)
+    return path
+
+
+TIGHT = [100.0, 100.3, 99.8, 100.1, 99.9]  # five processes within 0.5%
+CLOCK = [1500.0] * 5
+
+
+class PairOfFiles(unittest.TestCase):
+    """A base file and another, made by samples_file(), compared with --table."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def table(self, base_rows, other_rows, *extra):
+        a = samples_file(self.dir.name, "a.json", base_rows)
+        b = samples_file(self.dir.name, "b.json", other_rows)
+        r = tool("compare.py", "--table", a, b, "--format", "csv", *extra)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = {row["benchmark"]: {k.split(": ", 1)[-1] if k != "benchmark" else k: v
+                                   for k, v in row.items()}
+                for row in csv.DictReader(io.StringIO(r.stdout))}
+        md = tool("compare.py", "--table", a, b, *extra).stdout
+        return rows, md
+
+    def word(self, base, other, *extra, base_clocks=CLOCK, other_clocks=CLOCK):
+        rows, _ = self.table({"k/manual_time": (base, base_clocks)},
+                             {"k/manual_time": (other, other_clocks)}, *extra)
+        return rows["k/manual_time"]["verdict"]
+
+
+class Verdicts(PairOfFiles):
+    """Each verdict word from a constructed pair of files, processes as the unit."""
+
+    def test_tight_and_five_percent_slower_is_slower(self):
+        self.assertEqual(self.word(TIGHT, [t * 1.05 for t in TIGHT]), "slower")
+
+    def test_tight_and_five_percent_faster_is_faster(self):
+        self.assertEqual(self.word(TIGHT, [t * 0.95 for t in TIGHT]), "faster")
+
+    def test_tight_and_no_change_is_same(self):
+        self.assertEqual(self.word(TIGHT, list(reversed(TIGHT))), "same")
+
+    def test_a_spread_of_ten_percent_is_too_noisy_to_tell(self):
+        noisy = [90.0, 95.0, 100.0, 105.0, 110.0]  # IQR / median: 10%
+        self.assertEqual(self.word(noisy, [100.0, 110.0, 90.0, 95.0, 105.0]), "too noisy to tell")
+        self.assertEqual(self.word(TIGHT, noisy), "too noisy to tell")  # either side's spread
+        # a change the test still flags in that noise is a verdict: the noise rule only speaks
+        # for rows the test did not flag
+        self.assertEqual(self.word(noisy, [t * 1.5 for t in noisy]), "slower")
+
+    def test_three_against_three_is_too_noisy_to_tell(self):
+        # 3 vs 3: the smallest two-sided p is 0.1, so even a clean 5% shift cannot be flagged
+        self.assertEqual(self.word(TIGHT[:3], [t * 1.05 for t in TIGHT[:3]],
+                                   base_clocks=CLOCK[:3], other_clocks=CLOCK[:3]), "too noisy to tell")
+        # ...unless --alpha allows it
+        self.assertEqual(self.word(TIGHT[:3], [t * 1.05 for t in TIGHT[:3]], "--alpha", "0.2",
+                                   base_clocks=CLOCK[:3], other_clocks=CLOCK[:3]), "slower")
+
+    def test_the_noise_rule_follows_min_effect(self):
+        noisy = [90.0, 95.0, 100.0, 105.0, 110.0]
+        self.assertEqual(self.word(noisy, list(reversed(noisy)), "--min-effect", "0.15"), "same")
+
+    def test_without_the_u_test_the_spread_rule_still_holds(self):
+        noisy = [90.0, 95.0, 100.0, 105.0, 110.0]
+        self.assertEqual(self.word(noisy, [t * 1.03 for t in noisy], "--no-utest"), "too noisy to tell")
+        self.assertEqual(self.word(noisy, [t * 1.3 for t in noisy], "--no-utest"), "slower")
+        self.assertEqual(self.word(TIGHT, [t * 1.05 for t in TIGHT], "--no-utest"), "slower")
+        self.assertEqual(self.word(TIGHT, TIGHT, "--no-utest"), "same")
+
+    def test_smallest_p_and_spread(self):
+        import compare
+        self.assertAlmostEqual(compare.smallest_p(3, 3), 0.1)
+        self.assertAlmostEqual(compare.smallest_p(5, 5), 2 / 252)
+        self.assertAlmostEqual(compare.spread([90.0, 95.0, 100.0, 105.0, 110.0]), 0.10)
+        self.assertAlmostEqual(compare.spread([100.0, 100.0, 100.0, 100.0, 300.0]), 0.0)  # one outlier
+        self.assertEqual(compare.spread([100.0]), 0.0)
+
+    def test_summary_counts_each_kind(self):
+        noisy = [90.0, 95.0, 100.0, 105.0, 110.0]
+        _, md = self.table({"s/manual_time": (TIGHT, CLOCK), "n/manual_time": (noisy, CLOCK),
+                            "e/manual_time": (TIGHT, CLOCK)},
+                           {"s/manual_time": ([t * 1.05 for t in TIGHT], CLOCK),
+                            "n/manual_time": (noisy, CLOCK), "e/manual_time": (TIGHT, CLOCK)})
+        self.assertIn("1 of this table's 3 verdicts say faster or slower (U test p < 0.05 and a median "
+                      "change of at least 2%); 1 say too noisy to tell", md)
+        self.assertNotIn("one process's repetitions", md)  # merged files: processes are the samples
+
+
+class CyclesView(PairOfFiles):
+    """Mcycles: median over samples of time x SM clock; cycles change % against the base."""
+
+    def test_mcycles_is_the_median_of_each_samples_cycles(self):
+        times = [100.0, 101.0, 102.0, 103.0, 104.0]
+        clocks = [1500.0, 1400.0, 1600.0, 1450.0, 1550.0]
+        # per sample: 0.15, 0.1414, 0.1632, 0.14935, 0.1612 Mcycles; median 0.15 (the median time
+        # at the median clock would be 102 x 1500 = 0.153)
+        rows, _ = self.table({"k/manual_time": (times, clocks)},
+                             {"k/manual_time": ([t * 1.05 for t in times], clocks)})
+        row = rows["k/manual_time"]
+        a = samples_file(self.dir.name, "a.json", {"k/manual_time": (times, clocks)})
+        import results
+        _, loaded = results.load(a)
+        self.assertAlmostEqual(loaded["k/manual_time"].mcycles(), 0.15)
+        self.assertAlmostEqual(float(row["cycles change %"]), 5.0, places=1)
+
+    def test_columns_per_file(self):
+        a = samples_file(self.dir.name, "a.json", {"k/manual_time": (TIGHT, CLOCK)})
+        b = samples_file(self.dir.name, "b.json", {"k/manual_time": ([t * 1.05 for t in TIGHT], CLOCK)})
+        r = tool("compare.py", "--table", a, b, "--format", "csv")
+        row = next(csv.DictReader(io.StringIO(r.stdout)))
+        base, other = "CUDA 13.0 (cuBLAS 13.1.0), 5 processes [a.json]", "CUDA 13.0 (cuBLAS 13.1.0), 5 processes [b.json]"
+        self.assertEqual(list(row), ["benchmark", f"{base}: time us", f"{base}: Mcycles", f"{other}: time us",
+                                     f"{other}: Mcycles", f"{other}: change %", f"{other}: cycles change %",
+                                     f"{other}: p", f"{other}: verdict"])
+        self.assertEqual(row[f"{base}: Mcycles"], "0.15")  # 100 us x 1500 MHz = 150,000 cycles
+        self.assertEqual(row[f"{other}: Mcycles"], "0.1575")
+        self.assertEqual(row[f"{other}: cycles change %"], "+5.0")
+
+    def test_a_side_without_clocks_leaves_the_cells_empty(self):
+        rows, _ = self.table({"k/manual_time": (TIGHT, CLOCK)}, {"k/manual_time": (TIGHT, None)})
+        self.assertEqual((rows["k/manual_time"]["cycles change %"], rows["k/manual_time"]["verdict"]), ("", "same"))
+
+    def test_no_clock_anywhere_no_cycles_columns(self):
+        rows, _ = self.table({"k/manual_time": (TIGHT, None)}, {"k/manual_time": (TIGHT, None)})
+        self.assertNotIn("Mcycles", rows["k/manual_time"])
+        self.assertNotIn("cycles change %", rows["k/manual_time"])
+
+    def test_a_verdict_the_clock_made_is_named(self):
+        # "clock": 6% faster at a 6% higher clock, the same cycles (and `!`: clocks over 5% apart);
+        # "work": 6% faster at the same clock
+        _, md = self.table({"clock/manual_time": (TIGHT, CLOCK), "work/manual_time": (TIGHT, CLOCK)},
+                           {"clock/manual_time": ([t / 1.06 for t in TIGHT], [c * 1.06 for c in CLOCK]),
+                            "work/manual_time": ([t / 1.06 for t in TIGHT], CLOCK)})
+        self.assertIn("| clock/manual_time | 100 | 0.15 | 94.34 | 0.15 | -5.7 | +0.0 | 0.00794 | faster ! |", md)
+        self.assertIn("| work/manual_time | 100 | 0.15 | 94.34 | 0.1415 | -5.7 | -5.7 | 0.00794 | faster |", md)
+        notes = [line for line in md.splitlines() if "clock made the difference" in line]
+        self.assertEqual(notes, ["1 faster or slower verdict(s) whose cycles (time x SM clock) changed under "
+                                 "2%: the clock made the difference, not the work (faster because it ran "
+                                 "at a higher clock, or slower at a lower one): clock/manual_time"])
 
 
 class Plot(unittest.TestCase):
@@ -528,14 +691,16 @@ class SchemaFiles(unittest.TestCase):
         b = "CUDA 13.0 (cuBLAS 13.1.0) [b.json]"
         # the default columns: each family's main counter, with its unit; no other counter
         self.assertEqual([k for k in square if k.startswith(b)],
-                         [f"{b}: time us", f"{b}: widgets_per_s (widget/s)", f"{b}: TFLOPS (TFLOP/s)",
-                          f"{b}: change %", f"{b}: p", f"{b}: verdict"])
+                         [f"{b}: time us", f"{b}: Mcycles", f"{b}: widgets_per_s (widget/s)",
+                          f"{b}: TFLOPS (TFLOP/s)", f"{b}: change %", f"{b}: cycles change %", f"{b}: p",
+                          f"{b}: verdict"])
         self.assertAlmostEqual(float(square[f"{b}: widgets_per_s (widget/s)"]) / 1e9, 1.198, places=3)
         # the same times, 20% more widgets per second: the counter shows it, and the verdict,
         # always on the time (the A/A's rule), says same
         self.assertEqual((square[f"{b}: change %"], square[f"{b}: verdict"]), ("+0.0", "same"))
         self.assertEqual((round_[f"{b}: change %"], round_[f"{b}: verdict"]), ("+0.0", "same"))
-        self.assertEqual(rows["toy/gadget/fast/64/manual_time"][f"{b}: verdict"], "same")
+        # times 64..68 us: a spread (IQR / median) of 3%, over the 2% a change must reach
+        self.assertEqual(rows["toy/gadget/fast/64/manual_time"][f"{b}: verdict"], "too noisy to tell")
         r = tool("compare.py", "--table", self.a, self.b)
         self.assertIn("0 of this table's 11 verdicts say faster or slower", r.stdout)
 
@@ -554,7 +719,7 @@ class SchemaFiles(unittest.TestCase):
         row = rows["toy/widget/round/10/manual_time"]
         a = "CUDA 13.0 (cuBLAS 13.1.0) [a.json]"
         self.assertEqual([k for k in row if k.startswith(a)],
-                         [f"{a}: time us", f"{a}: wobble (mm)", f"{a}: sm_clock_MHz (MHz)"])
+                         [f"{a}: time us", f"{a}: Mcycles", f"{a}: wobble (mm)", f"{a}: sm_clock_MHz (MHz)"])
         self.assertEqual(row[f"{a}: wobble (mm)"], "0.502")
         r = tool("compare.py", "--table", self.a, self.b, "--counters", "widgets_per_sec", "--filter", "^toy/widget/")
         assert_one_line_error(self, r, re.escape(
@@ -744,7 +909,8 @@ class BadSchema(unittest.TestCase):
 
 
 # tests/data/expected: what the tools gave for files without a schema before they read one (made
-# at db9d1ec): such files must still give the same tables and charts.
+# at db9d1ec): such files must still give the same tables and charts. The tables were made again
+# when compare gained the cycles columns and `too noisy to tell` (the other cells are unchanged).
 EXPECTED = os.path.join(DATA, "expected")
 TABLES_WITHOUT_SCHEMA = {
     "cuda-13.0-vs-cuda-11.8.md": ("--table", "cuda-13.0.json", "cuda-11.8.json"),

@@ -60,6 +60,7 @@ class Result:
         self.name = name         # as the tool shows it (after any --rename)
         self.run_name = name if run_name is None else run_name  # as the file has it
         self.times = []          # real_time per repetition, in microseconds
+        self.clocks = []         # the sm_clock_MHz of each of those repetitions (NaN: not carried)
         self.counters = {}       # counter -> [value per repetition]
         self.error = None
         self.label = ""
@@ -70,6 +71,13 @@ class Result:
     def median(self, counter):
         values = [v for v in self.counters.get(counter, []) if not math.isnan(v)]
         return statistics.median(values) if values else math.nan
+
+    def mcycles(self):
+        """Median over the samples of time x SM clock, in millions of cycles (us x MHz = cycles):
+        the work a sample took with the clock it ran at taken out. Each sample with its own clock
+        (a merged file's sample is a process, each with its clock); NaN where none carries one."""
+        cycles = [t * c * 1e-6 for t, c in zip(self.times, self.clocks) if not math.isnan(c)]
+        return statistics.median(cycles) if cycles else math.nan
 
     def stdev(self, counter=None):
         values = self.times if counter is None else self.counters.get(counter, [])
@@ -585,6 +593,8 @@ def load(path, rename=()):
             r.error = row.get("error_message", "error")
             continue
         r.times.append(float(row["real_time"]) * _UNITS[row.get("time_unit", "ns")])
+        clock = row.get("sm_clock_MHz")
+        r.clocks.append(float(clock) if is_number(clock) and clock > 0 else math.nan)
         r.label = row.get("label", r.label)
         for field, value in row.items():
             if is_counter(field, value):
