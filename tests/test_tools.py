@@ -1169,6 +1169,78 @@ class RunMatrix(unittest.TestCase):
                 assert_one_line_error(self, tool("run_matrix.py", *args), "^tools/run-matrix: " + pattern)
 
 
+class RunMatrixCommand(unittest.TestCase):
+    """What run-matrix would run and say, without building anything."""
+
+    def command(self, *argv):
+        import run_matrix
+        return run_matrix.suite_command("build/x/cubench", run_matrix.parse_args(list(argv)), "out.json")
+
+    def test_defaults_are_the_rule_the_aa_passed(self):
+        import run_matrix
+        args = run_matrix.parse_args([])
+        self.assertEqual((args.processes, args.repetitions, args.min_time, args.suite), (5, 1, None, None))
+        self.assertEqual(self.command(), [
+            "build/x/cubench", "--benchmark_filter=.", "--benchmark_repetitions=1",
+            "--benchmark_out=out.json", "--benchmark_out_format=json",
+            "--benchmark_report_aggregates_only=false"])  # no min time: cubench stops on its noise
+
+    def test_min_time_and_suite_only_when_given(self):
+        cmd = self.command("--min-time", "0.5", "--suite", "full", "--repetitions", "3", "--filter", "^gemm/")
+        self.assertEqual(cmd[1:3], ["--benchmark_filter=^gemm/", "--benchmark_repetitions=3"])
+        self.assertEqual(cmd[-2:], ["--benchmark_min_time=0.5", "--cubench_suite=full"])
+        self.assertEqual(self.command("--suite", "default")[-1], "--cubench_suite=default")
+        self.assertEqual(self.command("--min-time", "2s")[-1], "--benchmark_min_time=2s")
+
+    def test_help_says_the_defaults(self):
+        r = tool("run_matrix.py", "--help")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for text in ("--processes 5", "--repetitions 1", "--suite default|full", "--cubench_suite"):
+            self.assertIn(text, r.stdout)
+
+    def test_bad_values_of_the_new_flags_are_one_line(self):
+        for args, pattern in ((("--suite", "fast"), "argument --suite: invalid choice: 'fast'"),
+                              (("--min-time", "abc"), re.escape("--min-time wants a time in seconds above 0 "
+                                                                "(e.g. 0.5), got 'abc'") + "$"),
+                              (("--min-time", "0"), "--min-time wants a time in seconds above 0"),
+                              (("--min-time=-1s",), "--min-time wants a time in seconds above 0"),
+                              (("--repetitions", "0"), "--repetitions and --processes want a count")):
+            with self.subTest(args=args):
+                # with a known preset: the flag is refused before anything would be built
+                r = tool("run_matrix.py", "--presets", "cuda-13.0", "--out-dir", os.devnull, *args)
+                assert_one_line_error(self, r, "^tools/run-matrix: " + pattern)
+
+    def test_cubench_progress_is_relayed_once_led_by_the_process(self):
+        import run_matrix
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "cubench")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\n"
+                        "echo 'gemm/bf16/4096/4096/4096/manual_time  200 us  200 us  5'\n"
+                        "echo '[1/2] gemm/bf16/4096/4096/4096/manual_time ... 0 min 3 s elapsed, ETA 0 min 3 s' >&2\n"
+                        "echo 'launch/empty/manual_time  3.4 us  3.4 us  1000'\n"
+                        "echo '[2/2] launch/empty/manual_time ... 0 min 6 s elapsed, ETA 0 min 0 s' >&2\n")
+            os.chmod(fake, 0o755)
+            err = io.StringIO()
+            stderr, sys.stderr = sys.stderr, err
+            try:
+                code = run_matrix.run_suite(fake, run_matrix.parse_args([]), os.path.join(d, "o.json"),
+                                            "cuda-13.0 process 2/5")
+            finally:
+                sys.stderr = stderr
+        self.assertEqual(code, 0)
+        self.assertEqual(err.getvalue().splitlines(), [
+            "[run-matrix] cuda-13.0 process 2/5: [1/2] gemm/bf16/4096/4096/4096/manual_time ... 0 min 3 s "
+            "elapsed, ETA 0 min 3 s",
+            "[run-matrix] cuda-13.0 process 2/5: [2/2] launch/empty/manual_time ... 0 min 6 s elapsed, "
+            "ETA 0 min 0 s"])
+
+    def test_wall_time_reads_as_minutes_and_seconds(self):
+        import run_matrix
+        self.assertEqual([run_matrix.fmt_duration(s) for s in (0.2, 52, 60, 842.4)],
+                         ["0 s", "52 s", "1 min 0 s", "14 min 2 s"])
+
+
 class ExitPath(unittest.TestCase):
     """tools/cli.py's run(): the one way out of every tool."""
 
