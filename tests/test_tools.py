@@ -1,5 +1,7 @@
 """ctest: the Python tools on committed sample results (tests/data): the N-way table's numbers and
-marks, CSV, exit codes on bad input, the compare.py front, files cut mid-write, and that every
+marks, each of its verdicts (faster, slower, same, too noisy to tell) from constructed pairs of
+files, its cycles view, CSV, exit codes on bad input, the compare.py front, files cut mid-write or
+from an interrupted run, run-matrix's command line (nothing is built), and that every
 chart is written with one colour per file. Files with a schema (cubench_schema): a family and a
 counter no tool has seen are read, compared, judged, merged and drawn (a generic chart); files
 without one give the tables and charts they gave before the schema (tests/data/expected). (Each class of bad input file is also a ctest case of
