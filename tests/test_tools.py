@@ -1,5 +1,7 @@
 """ctest: the Python tools on committed sample results (tests/data): the N-way table's numbers and
-marks, CSV, exit codes on bad input, the compare.py front, files cut mid-write, and that every
+marks, each of its verdicts (faster, slower, same, too noisy to tell) from constructed pairs of
+files, its cycles view, CSV, exit codes on bad input, the compare.py front, files cut mid-write or
+from an interrupted run, run-matrix's command line (nothing is built), and that every
 chart is written with one colour per file. Files with a schema (cubench_schema): a family and a
 counter no tool has seen are read, compared, judged, merged and drawn (a generic chart); files
 without one give the tables and charts they gave before the schema (tests/data/expected). (Each class of bad input file is also a ctest case of
@@ -283,7 +285,9 @@ class MergeProcesses(unittest.TestCase):
             self.assertNotIn("one process's repetitions", r.stdout)
             r = tool("compare.py", "--table", a[0], os.path.join(d, "b.json"))
             self.assertIn("a1.json: samples are one process's repetitions", r.stdout)
-            self.assertEqual(verdict(os.path.join(d, "a.json"), os.path.join(d, "b.json")), "same")
+            # Two processes a side cannot be told apart at all (the U test's smallest p is 0.33):
+            # not flagged, and not called the same either.
+            self.assertEqual(verdict(os.path.join(d, "a.json"), os.path.join(d, "b.json")), "too noisy to tell")
 
     def test_bad_input_is_one_line(self):
         with tempfile.TemporaryDirectory() as d:
@@ -299,6 +303,167 @@ class MergeProcesses(unittest.TestCase):
                     r = tool("merge_processes.py", *args)
                     assert_one_line_error(self, r, "^tools/merge-processes: .*" + re.escape(expect))
                     self.assertFalse(os.path.exists(out))
+
+
+def samples_file(directory, name, rows):
+    """A file as tools/merge-processes writes it: one sample per process. rows: {benchmark:
+    (times in us, SM clocks in MHz per sample, or None for rows without a clock)}."""
+    out = []
+    for bench, (times, clocks) in rows.items():
+        for i, t in enumerate(times):
+            row = {"name": bench, "run_name": bench, "run_type": "iteration", "repetitions": len(times),
+                   "repetition_index": i, "iterations": 1, "real_time": t, "time_unit": "us",
+                   "samples": 40, "sample_cv": 0.003}
+            if clocks is not None:
+                row["sm_clock_MHz"] = clocks[i]
+            out.append(row)
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        json.dump({"context": {"cuda_toolkit": "13.0", "cublas": "13.1.0", "gpu": "NVIDIA H200",
+                               "processes": str(max(len(t) for t, _ in rows.values()))},
+                   "benchmarks": out}, f)
+    return path
+
+
+TIGHT = [100.0, 100.3, 99.8, 100.1, 99.9]  # five processes within 0.5%
+CLOCK = [1500.0] * 5
+
+
+class PairOfFiles(unittest.TestCase):
+    """A base file and another, made by samples_file(), compared with --table."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def table(self, base_rows, other_rows, *extra):
+        a = samples_file(self.dir.name, "a.json", base_rows)
+        b = samples_file(self.dir.name, "b.json", other_rows)
+        r = tool("compare.py", "--table", a, b, "--format", "csv", *extra)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = {row["benchmark"]: {k.split(": ", 1)[-1] if k != "benchmark" else k: v
+                                   for k, v in row.items()}
+                for row in csv.DictReader(io.StringIO(r.stdout))}
+        md = tool("compare.py", "--table", a, b, *extra).stdout
+        return rows, md
+
+    def word(self, base, other, *extra, base_clocks=CLOCK, other_clocks=CLOCK):
+        rows, _ = self.table({"k/manual_time": (base, base_clocks)},
+                             {"k/manual_time": (other, other_clocks)}, *extra)
+        return rows["k/manual_time"]["verdict"]
+
+
+class Verdicts(PairOfFiles):
+    """Each verdict word from a constructed pair of files, processes as the unit."""
+
+    def test_tight_and_five_percent_slower_is_slower(self):
+        self.assertEqual(self.word(TIGHT, [t * 1.05 for t in TIGHT]), "slower")
+
+    def test_tight_and_five_percent_faster_is_faster(self):
+        self.assertEqual(self.word(TIGHT, [t * 0.95 for t in TIGHT]), "faster")
+
+    def test_tight_and_no_change_is_same(self):
+        self.assertEqual(self.word(TIGHT, list(reversed(TIGHT))), "same")
+
+    def test_a_spread_of_ten_percent_is_too_noisy_to_tell(self):
+        noisy = [90.0, 95.0, 100.0, 105.0, 110.0]  # IQR / median: 10%
+        self.assertEqual(self.word(noisy, [100.0, 110.0, 90.0, 95.0, 105.0]), "too noisy to tell")
+        self.assertEqual(self.word(TIGHT, noisy), "too noisy to tell")  # either side's spread
+        # a change the test still flags in that noise is a verdict: the noise rule only speaks
+        # for rows the test did not flag
+        self.assertEqual(self.word(noisy, [t * 1.5 for t in noisy]), "slower")
+
+    def test_three_against_three_is_too_noisy_to_tell(self):
+        # 3 vs 3: the smallest two-sided p is 0.1, so even a clean 5% shift cannot be flagged
+        self.assertEqual(self.word(TIGHT[:3], [t * 1.05 for t in TIGHT[:3]],
+                                   base_clocks=CLOCK[:3], other_clocks=CLOCK[:3]), "too noisy to tell")
+        # ...unless --alpha allows it
+        self.assertEqual(self.word(TIGHT[:3], [t * 1.05 for t in TIGHT[:3]], "--alpha", "0.2",
+                                   base_clocks=CLOCK[:3], other_clocks=CLOCK[:3]), "slower")
+
+    def test_the_noise_rule_follows_min_effect(self):
+        noisy = [90.0, 95.0, 100.0, 105.0, 110.0]
+        self.assertEqual(self.word(noisy, list(reversed(noisy)), "--min-effect", "0.15"), "same")
+
+    def test_without_the_u_test_the_spread_rule_still_holds(self):
+        noisy = [90.0, 95.0, 100.0, 105.0, 110.0]
+        self.assertEqual(self.word(noisy, [t * 1.03 for t in noisy], "--no-utest"), "too noisy to tell")
+        self.assertEqual(self.word(noisy, [t * 1.3 for t in noisy], "--no-utest"), "slower")
+        self.assertEqual(self.word(TIGHT, [t * 1.05 for t in TIGHT], "--no-utest"), "slower")
+        self.assertEqual(self.word(TIGHT, TIGHT, "--no-utest"), "same")
+
+    def test_smallest_p_and_spread(self):
+        import compare
+        self.assertAlmostEqual(compare.smallest_p(3, 3), 0.1)
+        self.assertAlmostEqual(compare.smallest_p(5, 5), 2 / 252)
+        self.assertAlmostEqual(compare.spread([90.0, 95.0, 100.0, 105.0, 110.0]), 0.10)
+        self.assertAlmostEqual(compare.spread([100.0, 100.0, 100.0, 100.0, 300.0]), 0.0)  # one outlier
+        self.assertEqual(compare.spread([100.0]), 0.0)
+
+    def test_summary_counts_each_kind(self):
+        noisy = [90.0, 95.0, 100.0, 105.0, 110.0]
+        _, md = self.table({"s/manual_time": (TIGHT, CLOCK), "n/manual_time": (noisy, CLOCK),
+                            "e/manual_time": (TIGHT, CLOCK)},
+                           {"s/manual_time": ([t * 1.05 for t in TIGHT], CLOCK),
+                            "n/manual_time": (noisy, CLOCK), "e/manual_time": (TIGHT, CLOCK)})
+        self.assertIn("1 of this table's 3 verdicts say faster or slower (U test p < 0.05 and a median "
+                      "change of at least 2%); 1 say too noisy to tell", md)
+        self.assertNotIn("one process's repetitions", md)  # merged files: processes are the samples
+
+
+class CyclesView(PairOfFiles):
+    """Mcycles: median over samples of time x SM clock; cycles change % against the base."""
+
+    def test_mcycles_is_the_median_of_each_samples_cycles(self):
+        times = [100.0, 101.0, 102.0, 103.0, 104.0]
+        clocks = [1500.0, 1400.0, 1600.0, 1450.0, 1550.0]
+        # per sample: 0.15, 0.1414, 0.1632, 0.14935, 0.1612 Mcycles; median 0.15 (the median time
+        # at the median clock would be 102 x 1500 = 0.153)
+        rows, _ = self.table({"k/manual_time": (times, clocks)},
+                             {"k/manual_time": ([t * 1.05 for t in times], clocks)})
+        row = rows["k/manual_time"]
+        a = samples_file(self.dir.name, "a.json", {"k/manual_time": (times, clocks)})
+        import results
+        _, loaded = results.load(a)
+        self.assertAlmostEqual(loaded["k/manual_time"].mcycles(), 0.15)
+        self.assertAlmostEqual(float(row["cycles change %"]), 5.0, places=1)
+
+    def test_columns_per_file(self):
+        a = samples_file(self.dir.name, "a.json", {"k/manual_time": (TIGHT, CLOCK)})
+        b = samples_file(self.dir.name, "b.json", {"k/manual_time": ([t * 1.05 for t in TIGHT], CLOCK)})
+        r = tool("compare.py", "--table", a, b, "--format", "csv")
+        row = next(csv.DictReader(io.StringIO(r.stdout)))
+        base, other = "CUDA 13.0 (cuBLAS 13.1.0), 5 processes [a.json]", "CUDA 13.0 (cuBLAS 13.1.0), 5 processes [b.json]"
+        self.assertEqual(list(row), ["benchmark", f"{base}: time us", f"{base}: Mcycles", f"{other}: time us",
+                                     f"{other}: Mcycles", f"{other}: change %", f"{other}: cycles change %",
+                                     f"{other}: p", f"{other}: verdict"])
+        self.assertEqual(row[f"{base}: Mcycles"], "0.15")  # 100 us x 1500 MHz = 150,000 cycles
+        self.assertEqual(row[f"{other}: Mcycles"], "0.1575")
+        self.assertEqual(row[f"{other}: cycles change %"], "+5.0")
+
+    def test_a_side_without_clocks_leaves_the_cells_empty(self):
+        rows, _ = self.table({"k/manual_time": (TIGHT, CLOCK)}, {"k/manual_time": (TIGHT, None)})
+        self.assertEqual((rows["k/manual_time"]["cycles change %"], rows["k/manual_time"]["verdict"]), ("", "same"))
+
+    def test_no_clock_anywhere_no_cycles_columns(self):
+        rows, _ = self.table({"k/manual_time": (TIGHT, None)}, {"k/manual_time": (TIGHT, None)})
+        self.assertNotIn("Mcycles", rows["k/manual_time"])
+        self.assertNotIn("cycles change %", rows["k/manual_time"])
+
+    def test_a_verdict_the_clock_made_is_named(self):
+        # "clock": 6% faster at a 6% higher clock, the same cycles (and `!`: clocks over 5% apart);
+        # "work": 6% faster at the same clock
+        _, md = self.table({"clock/manual_time": (TIGHT, CLOCK), "work/manual_time": (TIGHT, CLOCK)},
+                           {"clock/manual_time": ([t / 1.06 for t in TIGHT], [c * 1.06 for c in CLOCK]),
+                            "work/manual_time": ([t / 1.06 for t in TIGHT], CLOCK)})
+        self.assertIn("| clock/manual_time | 100 | 0.15 | 94.34 | 0.15 | -5.7 | +0.0 | 0.00794 | faster ! |", md)
+        self.assertIn("| work/manual_time | 100 | 0.15 | 94.34 | 0.1415 | -5.7 | -5.7 | 0.00794 | faster |", md)
+        notes = [line for line in md.splitlines() if "clock made the difference" in line]
+        self.assertEqual(notes, ["1 faster or slower verdict(s) whose cycles (time x SM clock) changed under "
+                                 "2%: the clock made the difference, not the work (faster because it ran "
+                                 "at a higher clock, or slower at a lower one): clock/manual_time"])
 
 
 class Plot(unittest.TestCase):
@@ -528,14 +693,16 @@ class SchemaFiles(unittest.TestCase):
         b = "CUDA 13.0 (cuBLAS 13.1.0) [b.json]"
         # the default columns: each family's main counter, with its unit; no other counter
         self.assertEqual([k for k in square if k.startswith(b)],
-                         [f"{b}: time us", f"{b}: widgets_per_s (widget/s)", f"{b}: TFLOPS (TFLOP/s)",
-                          f"{b}: change %", f"{b}: p", f"{b}: verdict"])
+                         [f"{b}: time us", f"{b}: Mcycles", f"{b}: widgets_per_s (widget/s)",
+                          f"{b}: TFLOPS (TFLOP/s)", f"{b}: change %", f"{b}: cycles change %", f"{b}: p",
+                          f"{b}: verdict"])
         self.assertAlmostEqual(float(square[f"{b}: widgets_per_s (widget/s)"]) / 1e9, 1.198, places=3)
         # the same times, 20% more widgets per second: the counter shows it, and the verdict,
         # always on the time (the A/A's rule), says same
         self.assertEqual((square[f"{b}: change %"], square[f"{b}: verdict"]), ("+0.0", "same"))
         self.assertEqual((round_[f"{b}: change %"], round_[f"{b}: verdict"]), ("+0.0", "same"))
-        self.assertEqual(rows["toy/gadget/fast/64/manual_time"][f"{b}: verdict"], "same")
+        # times 64..68 us: a spread (IQR / median) of 3%, over the 2% a change must reach
+        self.assertEqual(rows["toy/gadget/fast/64/manual_time"][f"{b}: verdict"], "too noisy to tell")
         r = tool("compare.py", "--table", self.a, self.b)
         self.assertIn("0 of this table's 11 verdicts say faster or slower", r.stdout)
 
@@ -554,7 +721,7 @@ class SchemaFiles(unittest.TestCase):
         row = rows["toy/widget/round/10/manual_time"]
         a = "CUDA 13.0 (cuBLAS 13.1.0) [a.json]"
         self.assertEqual([k for k in row if k.startswith(a)],
-                         [f"{a}: time us", f"{a}: wobble (mm)", f"{a}: sm_clock_MHz (MHz)"])
+                         [f"{a}: time us", f"{a}: Mcycles", f"{a}: wobble (mm)", f"{a}: sm_clock_MHz (MHz)"])
         self.assertEqual(row[f"{a}: wobble (mm)"], "0.502")
         r = tool("compare.py", "--table", self.a, self.b, "--counters", "widgets_per_sec", "--filter", "^toy/widget/")
         assert_one_line_error(self, r, re.escape(
@@ -744,7 +911,8 @@ class BadSchema(unittest.TestCase):
 
 
 # tests/data/expected: what the tools gave for files without a schema before they read one (made
-# at db9d1ec): such files must still give the same tables and charts.
+# at db9d1ec): such files must still give the same tables and charts. The tables were made again
+# when compare gained the cycles columns and `too noisy to tell` (the other cells are unchanged).
 EXPECTED = os.path.join(DATA, "expected")
 TABLES_WITHOUT_SCHEMA = {
     "cuda-13.0-vs-cuda-11.8.md": ("--table", "cuda-13.0.json", "cuda-11.8.json"),
@@ -886,6 +1054,67 @@ class CutMidWrite(unittest.TestCase):
         assert_one_line_error(self, r, r"^tools/compare: .*garbage-in-list.json: not JSON \(Expecting value")
 
 
+class Interrupted(unittest.TestCase):
+    """interrupted.json: a run stopped by SIGINT after two benchmarks; cubench closed the JSON with
+    what it had finished and marked the context ("interrupted": "SIGINT"). It loads in every
+    tool, with one warning that says so, not an error."""
+    WARNING = "warning: {}: from a run interrupted by SIGINT; loaded 2 finished rows"
+
+    def assert_warned_once(self, r, prog):
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([line for line in r.stderr.splitlines() if "interrupted" in line],
+                         [f"{prog}: " + self.WARNING.format(data("interrupted.json"))])
+
+    def test_compare_table(self):
+        r = tool("compare.py", "--table", data("interrupted.json"), data("cuda-13.0.json"),
+                 "--format", "csv", "--no-utest")
+        self.assert_warned_once(r, "tools/compare")
+        rows = {row["benchmark"]: row for row in csv.DictReader(io.StringIO(r.stdout))}
+        self.assertEqual(sorted(rows), ["gemm/bf16/4096/4096/4096/manual_time",
+                                        "gemm/bf16/8192/8192/8192/manual_time"])
+
+    def test_plot_and_merge(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = tool("plot.py", "--out-dir", d, data("interrupted.json"))
+            self.assert_warned_once(r, "tools/plot")
+            r = tool("merge_processes.py", os.path.join(d, "m.json"), data("interrupted.json"),
+                     data("interrupted.json"))
+            self.assert_warned_once(r, "tools/merge-processes")
+
+    def test_merge_names_the_interrupted_process(self):
+        with open(data("interrupted.json")) as f:
+            doc = json.load(f)
+        del doc["context"]["interrupted"]
+        with tempfile.TemporaryDirectory() as d:
+            whole, out = os.path.join(d, "whole.json"), os.path.join(d, "m.json")
+            with open(whole, "w") as f:
+                json.dump(doc, f)
+            r = tool("merge_processes.py", out, whole, data("interrupted.json"))
+            self.assert_warned_once(r, "tools/merge-processes")
+            with open(out) as f:
+                self.assertEqual(json.load(f)["context"]["interrupted"], "SIGINT (process 2)")
+            r = tool("merge_processes.py", out, whole, whole)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                self.assertNotIn("interrupted", json.load(f)["context"])
+
+    def test_the_mark_must_be_text(self):
+        with open(data("interrupted.json")) as f:
+            doc = json.load(f)
+        doc["context"]["interrupted"] = {"signal": 2}
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "bad-mark.json")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            r = tool("compare.py", "--table", path, data("cuda-13.0.json"))
+        assert_one_line_error(self, r, "^tools/compare: .*bad-mark.json: context \"interrupted\" is an "
+                                       "object, not a string or number$")
+
+    def test_a_whole_run_has_no_warning(self):
+        r = tool("compare.py", "--table", data("cuda-13.0.json"), data("cuda-11.8.json"))
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+
+
 class RunMatrix(unittest.TestCase):
     def list_presets(self, cuda118_root):
         env = dict(os.environ)
@@ -940,6 +1169,78 @@ class RunMatrix(unittest.TestCase):
                               (("--no-such-flag",), "unrecognized arguments: --no-such-flag")):
             with self.subTest(args=args):
                 assert_one_line_error(self, tool("run_matrix.py", *args), "^tools/run-matrix: " + pattern)
+
+
+class RunMatrixCommand(unittest.TestCase):
+    """What run-matrix would run and say, without building anything."""
+
+    def command(self, *argv):
+        import run_matrix
+        return run_matrix.suite_command("build/x/cubench", run_matrix.parse_args(list(argv)), "out.json")
+
+    def test_defaults_are_the_rule_the_aa_passed(self):
+        import run_matrix
+        args = run_matrix.parse_args([])
+        self.assertEqual((args.processes, args.repetitions, args.min_time, args.suite), (5, 1, None, None))
+        self.assertEqual(self.command(), [
+            "build/x/cubench", "--benchmark_filter=.", "--benchmark_repetitions=1",
+            "--benchmark_out=out.json", "--benchmark_out_format=json",
+            "--benchmark_report_aggregates_only=false"])  # no min time: cubench stops on its noise
+
+    def test_min_time_and_suite_only_when_given(self):
+        cmd = self.command("--min-time", "0.5", "--suite", "full", "--repetitions", "3", "--filter", "^gemm/")
+        self.assertEqual(cmd[1:3], ["--benchmark_filter=^gemm/", "--benchmark_repetitions=3"])
+        self.assertEqual(cmd[-2:], ["--benchmark_min_time=0.5", "--cubench_suite=full"])
+        self.assertEqual(self.command("--suite", "default")[-1], "--cubench_suite=default")
+        self.assertEqual(self.command("--min-time", "2s")[-1], "--benchmark_min_time=2s")
+
+    def test_help_says_the_defaults(self):
+        r = tool("run_matrix.py", "--help")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for text in ("--processes 5", "--repetitions 1", "--suite default|full", "--cubench_suite"):
+            self.assertIn(text, r.stdout)
+
+    def test_bad_values_of_the_new_flags_are_one_line(self):
+        for args, pattern in ((("--suite", "fast"), "argument --suite: invalid choice: 'fast'"),
+                              (("--min-time", "abc"), re.escape("--min-time wants a time in seconds above 0 "
+                                                                "(e.g. 0.5), got 'abc'") + "$"),
+                              (("--min-time", "0"), "--min-time wants a time in seconds above 0"),
+                              (("--min-time=-1s",), "--min-time wants a time in seconds above 0"),
+                              (("--repetitions", "0"), "--repetitions and --processes want a count")):
+            with self.subTest(args=args):
+                # with a known preset: the flag is refused before anything would be built
+                r = tool("run_matrix.py", "--presets", "cuda-13.0", "--out-dir", os.devnull, *args)
+                assert_one_line_error(self, r, "^tools/run-matrix: " + pattern)
+
+    def test_cubench_progress_is_relayed_once_led_by_the_process(self):
+        import run_matrix
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "cubench")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\n"
+                        "echo 'gemm/bf16/4096/4096/4096/manual_time  200 us  200 us  5'\n"
+                        "echo '[1/2] gemm/bf16/4096/4096/4096/manual_time ... 0 min 3 s elapsed, ETA 0 min 3 s' >&2\n"
+                        "echo 'launch/empty/manual_time  3.4 us  3.4 us  1000'\n"
+                        "echo '[2/2] launch/empty/manual_time ... 0 min 6 s elapsed, ETA 0 min 0 s' >&2\n")
+            os.chmod(fake, 0o755)
+            err = io.StringIO()
+            stderr, sys.stderr = sys.stderr, err
+            try:
+                code = run_matrix.run_suite(fake, run_matrix.parse_args([]), os.path.join(d, "o.json"),
+                                            "cuda-13.0 process 2/5")
+            finally:
+                sys.stderr = stderr
+        self.assertEqual(code, 0)
+        self.assertEqual(err.getvalue().splitlines(), [
+            "[run-matrix] cuda-13.0 process 2/5: [1/2] gemm/bf16/4096/4096/4096/manual_time ... 0 min 3 s "
+            "elapsed, ETA 0 min 3 s",
+            "[run-matrix] cuda-13.0 process 2/5: [2/2] launch/empty/manual_time ... 0 min 6 s elapsed, "
+            "ETA 0 min 0 s"])
+
+    def test_wall_time_reads_as_minutes_and_seconds(self):
+        import run_matrix
+        self.assertEqual([run_matrix.fmt_duration(s) for s in (0.2, 52, 60, 842.4)],
+                         ["0 s", "52 s", "1 min 0 s", "14 min 2 s"])
 
 
 class ExitPath(unittest.TestCase):

@@ -6,13 +6,33 @@
       /usr/share/benchmark/compare.py. --filter and --rename(-in) select and rename rows before it
       reads them; --alpha, --no-utest, -a, --no-color and -d are compare.py's own options.
   tools/compare --table base.json other.json [more.json ...] [--format md|csv] [--counters C,...]
-      The N-way table compare.py lacks: one row per benchmark, per file its median time and
-      counters, the change of the time against the first file, and a verdict: `faster`/`slower`
-      only when a Mann-Whitney U test over the repetitions gives p < --alpha AND the change is at
-      least --min-effect; otherwise `same`. The verdict is on the time for every family (the rule
-      the A/A was run with; a rate counter is the time's inverse, and a memory figure is not a
-      sample). `!` marks rows whose SM clocks differ by more than 5% between files,
-      and the header says when files ran on different GPUs.
+                        [--alpha A] [--min-effect E] [--no-utest]
+      The N-way table compare.py lacks: one row per benchmark, per file its median time, its
+      Mcycles and counters, and for each file after the first the change of the time and of the
+      cycles against the first file, the U test's p and a verdict on the time, one of:
+        faster / slower    a Mann-Whitney U test over the samples gives p < --alpha (default 0.05)
+                           AND the median changed by at least --min-effect (default 0.02, 2%)
+        too noisy to tell  not flagged, but a change of --min-effect could not have been flagged
+                           either: the U test cannot reach p < --alpha at these sample counts at
+                           all (3 vs 3 samples: its smallest two-sided p is 0.1), or a side's
+                           spread exceeds --min-effect (spread: interquartile range / median,
+                           robust to one outlying process, as the rank-based test itself is)
+        same               not flagged, with enough samples and a spread under --min-effect
+      This is the rule the A/A passed with: a sample is a process (files merged by
+      tools/merge-processes; tools/run-matrix makes them); files of one process's repetitions get
+      a note saying why their verdicts are weak. The verdict is on the time for every family (a
+      rate counter is the time's inverse, and a memory figure is not a sample). With --no-utest
+      there is no p: faster/slower where the median changed by at least --min-effect and by more
+      than either side's spread; too noisy to tell where a spread exceeds --min-effect and the
+      change is inside it; else same (a single sample shows no spread). A note under the table
+      counts the verdicts of each kind. `!` marks rows whose SM clocks differ by more than 5%
+      between files, and a note says when files ran on different GPUs.
+      The clock view (nvbench's robust compare): Mcycles is the median over samples of
+      time x sm_clock_MHz (each sample with its own clock: cycles, in millions), and cycles
+      change % its change against the first file: the work with the clock taken out. Left empty
+      where a side lacks sm_clock_MHz; the columns are left out when no compared row has a clock.
+      A note names the faster/slower rows whose cycles changed under --min-effect: the clock made
+      the difference (faster because it ran at a higher clock), not the code.
       Counter columns: --counters names any counter the compared rows carry; by default the main
       counters of the table's families (from the files' schema), then those present of TFLOPS,
       GBps, busbw_GBps, images_per_s, peak_mem_bytes and fragmentation (for files without a
@@ -23,10 +43,12 @@ An option the mode does not take (--format, --min-effect, --counters without --t
 --no-color, -d with it) is an error, as is input that is malformed (not a file, not UTF-8, not
 JSON, not Google Benchmark output, a field of the wrong type), files that share no benchmark, or
 fewer than two repetitions for the U test: one line on stderr and exit status 2. A file cut
-mid-write (its run killed) loads its complete rows, with a warning.
+mid-write (its run killed), or from a run interrupted (Ctrl-C), loads its complete rows with a
+warning.
 """
 import argparse
 import csv
+import functools
 import io
 import json
 import math
@@ -49,6 +71,12 @@ DEFAULT_MIN_EFFECT = 0.02
 # The counter columns a table shows by default besides its families' main counters, and all of
 # them for files written before the schema: the table these files always gave.
 LEGACY_SHOWN = ("TFLOPS", "GBps", "busbw_GBps", "images_per_s", "peak_mem_bytes", "fragmentation")
+FASTER, SLOWER, SAME, TOO_NOISY = "faster", "slower", "same", "too noisy to tell"
+VERDICTS = (FASTER, SLOWER, SAME, TOO_NOISY)
+# A row whose SM clocks differ more than this between files is marked `!`.
+CLOCK_MARK = 0.05
+# At most this many rows are named in a note; the rest are counted.
+NAMED_IN_NOTE = 5
 COMPARE_PY_MODE = "two-file mode (compare.py)"
 # Options only one mode has: {argparse dest: the flag as the user writes it}.
 TABLE_ONLY = {"format": "--format", "min_effect": "--min-effect", "counters": "--counters"}
@@ -128,16 +156,46 @@ def utest(a, b):
     return float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
 
+@functools.lru_cache(maxsize=None)
+def smallest_p(n, m):
+    """The smallest p-value the U test can give for n against m samples: that of two samples that
+    do not overlap at all (3 vs 3: 0.1, 5 vs 5: 0.008). Asked of scipy itself, so it is the
+    figure utest() would give, whichever method scipy picks at these counts."""
+    return utest(list(range(n)), list(range(n, n + m)))
+
+
+def spread(times):
+    """A side's noise: interquartile range over median. The IQR and not the range (max - min):
+    the U test works on ranks, so one outlying sample (one slow process) moves it by one rank at
+    most and it still flags a clean shift (5 vs 5 with two pairs crossed gives p = 0.03); the
+    range would call every such row too noisy. One sample shows no spread: 0."""
+    if len(times) < 2:
+        return 0.0
+    q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")
+    return (q3 - q1) / statistics.median(times)
+
+
 def verdict(base, other, args):
-    """(change in %, p-value or None, word) of the time from base to other."""
+    """(change in %, p-value or None, word) of the time from base to other; word is one of
+    VERDICTS. faster/slower: p < alpha and a median change of at least min_effect (without the
+    U test: a change of at least min_effect and beyond either side's spread). Otherwise `too noisy
+    to tell` where a change of min_effect could not have been flagged: the test cannot reach
+    p < alpha at these counts, or a side's spread exceeds min_effect; `same` where it could."""
     a, b = base.times, other.times
     change = statistics.median(b) / statistics.median(a) - 1.0
+    noise = max(spread(a), spread(b))
     if args.no_utest:
-        return change * 100, None, "slower" if change > args.min_effect else "faster" if change < -args.min_effect else "same"
-    p = utest(a, b)
-    if p < args.alpha and abs(change) >= args.min_effect:
-        return change * 100, p, "slower" if change > 0 else "faster"
-    return change * 100, p, "same"
+        p, shown = None, abs(change) >= max(args.min_effect, noise)
+        blind = noise > args.min_effect
+    else:
+        p = utest(a, b)
+        shown = p < args.alpha and abs(change) >= args.min_effect
+        blind = noise > args.min_effect or smallest_p(len(a), len(b)) >= args.alpha
+    if shown:
+        word = SLOWER if change > 0 else FASTER
+    else:
+        word = TOO_NOISY if blind else SAME
+    return change * 100, p, word
 
 
 def fmt(x):
@@ -160,60 +218,119 @@ def build_table(files, args):
         raise InputError(f"no benchmark of {base_path} is in the other files (names must match "
                          "exactly; --rename can map one naming onto another)")
     gpus = {ctx.get("gpu", "?") for _, ctx, _ in loaded}
-    header = ["benchmark"]
     labels = [label_of(p, c) for p, c, _ in loaded]
     if len(set(labels)) < len(labels):  # the same stack twice (an A/A run): name the files too
         labels = [f"{lab} [{os.path.basename(p)}]" for lab, (p, _, _) in zip(labels, loaded)]
     counters = shown_counters(args, loaded, names, schema)
-    for i, lab in enumerate(labels):
-        header.append(f"{lab}: time us")
-        header += [f"{lab}: {column(c, schema)}" for c in counters]
-        if i > 0:
-            header += [f"{lab}: change %", f"{lab}: p", f"{lab}: verdict"]
-    rows, verdicts, flagged = [], 0, 0
+    cycles = carries_clocks(loaded, names)
+    header = table_header(labels, [column(c, schema) for c in counters], cycles)
+    rows, judged = [], []  # judged: (row name, file's label, word, cycles change %) per verdict
     for n in names:
-        row, b = [n], base[n]
+        row = [n]
         for i, (path, _, res) in enumerate(loaded):
-            r = res.get(n)
-            if r is None or r.error or not r.times:
-                row += [r.error if r is not None and r.error else "missing"] + [""] * len(counters)
-                if i > 0:
-                    row += ["", "", ""]
-                continue
-            row.append(fmt(r.median_time()))
-            row += [fmt(r.median(c)) for c in counters]
-            if i > 0:
-                if b.error or not b.times:
-                    row += ["", "", ""]
-                    continue
-                if not args.no_utest and (len(b.times) < 2 or len(r.times) < 2):
-                    raise InputError(f"{n}: the U test needs at least 2 repetitions in each file "
-                                     f"({len(b.times)} in {base_path}, {len(r.times)} in {path}); "
-                                     "run with --benchmark_repetitions=5, or pass --no-utest")
-                change, p, word = verdict(b, r, args)
-                verdicts, flagged = verdicts + 1, flagged + (not word.startswith("same"))
-                clock_b, clock_r = b.median("sm_clock_MHz"), r.median("sm_clock_MHz")
-                if clock_b > 0 and clock_r > 0 and abs(clock_r / clock_b - 1) > 0.05:  # NaN: unknown
-                    word += " !"
-                row += [f"{change:+.1f}", "" if p is None else f"{p:.3g}", word]
+            row += file_cells(n, res.get(n), base[n] if i > 0 else None, path, base_path,
+                              counters, cycles, args, judged, labels[i])
         rows.append(row)
     notes = []
     if len(gpus) > 1:
         notes.append(f"files ran on different GPUs: {', '.join(sorted(gpus))}")
+    if judged:
+        notes.append(summary_note([word for _, _, word, _ in judged], args))
+    clocked = clock_made_it(judged, args, len(loaded) > 2)
+    if clocked:
+        notes.append(clocked)
     single = [os.path.basename(p) for p, ctx, _ in loaded if not ctx.get("processes")]
     if single and not args.no_utest:
-        notes.append(single_process_note(single, flagged, verdicts))
+        notes.append(single_process_note(single))
     return header, rows, notes
 
 
-def single_process_note(single, flagged, verdicts):
-    """Why a verdict between single-process files is weak, with this table's own count."""
-    changed = "faster or slower"
+def carries_clocks(loaded, names):
+    """Whether the cycles columns are shown: a compared row of some file carries its SM clock
+    (files without clocks, e.g. tools/torch_reference.py's of old, keep the table they had)."""
+    return any(n in res and any(not math.isnan(c) for c in res[n].clocks)
+               for _, _, res in loaded for n in names)
+
+
+def table_header(labels, columns, cycles):
+    header = ["benchmark"]
+    for i, lab in enumerate(labels):
+        header.append(f"{lab}: time us")
+        header += [f"{lab}: Mcycles"] if cycles else []
+        header += [f"{lab}: {c}" for c in columns]
+        if i > 0:
+            header.append(f"{lab}: change %")
+            header += [f"{lab}: cycles change %"] if cycles else []
+            header += [f"{lab}: p", f"{lab}: verdict"]
+    return header
+
+
+def file_cells(name, r, b, path, base_path, counters, cycles, args, judged, label):
+    """One file's cells of a row; b is the base file's Result (None for the base file itself).
+    A verdict given is appended to judged."""
+    judging = b is not None
+    blank_judgement = [""] * ((4 if cycles else 3) if judging else 0)
+    if r is None or r.error or not r.times:
+        cell = r.error if r is not None and r.error else "missing"
+        return [cell] + [""] * ((1 if cycles else 0) + len(counters)) + blank_judgement
+    cells = [fmt(r.median_time())] + ([fmt(r.mcycles())] if cycles else [])
+    cells += [fmt(r.median(c)) for c in counters]
+    if not judging:
+        return cells
+    if b.error or not b.times:
+        return cells + blank_judgement
+    if not args.no_utest and (len(b.times) < 2 or len(r.times) < 2):
+        raise InputError(f"{name}: the U test needs at least 2 repetitions in each file "
+                         f"({len(b.times)} in {base_path}, {len(r.times)} in {path}); "
+                         "run with --benchmark_repetitions=5, or pass --no-utest")
+    change, p, word = verdict(b, r, args)
+    cycles_change = (r.mcycles() / b.mcycles() - 1) * 100  # NaN where a side has no clock
+    judged.append((name, label, word, cycles_change))
+    clock_b, clock_r = b.median("sm_clock_MHz"), r.median("sm_clock_MHz")
+    if clock_b > 0 and clock_r > 0 and abs(clock_r / clock_b - 1) > CLOCK_MARK:  # NaN: unknown
+        word += " !"
+    cells.append(f"{change:+.1f}")
+    if cycles:
+        cells.append("" if math.isnan(cycles_change) else f"{cycles_change:+.1f}")
+    return cells + ["" if p is None else f"{p:.3g}", word]
+
+
+def summary_note(words, args):
+    """How many verdicts say what, and the rule that gave them."""
+    flagged = sum(w in (FASTER, SLOWER) for w in words)
+    noisy = words.count(TOO_NOISY)
+    effect = f"{args.min_effect * 100:g}%"
+    if args.no_utest:
+        rule = f"no U test: a median change of at least {effect} and beyond either side's spread"
+        blind = f"a side's spread, IQR / median, is over {effect} and the change inside it"
+    else:
+        rule = f"U test p < {args.alpha:g} and a median change of at least {effect}"
+        blind = (f"the U test cannot reach p < {args.alpha:g} at their sample counts, or a side's "
+                 f"spread, IQR / median, is over {effect}")
+    return (f"{flagged} of this table's {len(words)} verdicts say faster or slower ({rule}); "
+            f"{noisy} say too noisy to tell ({blind})")
+
+
+def clock_made_it(judged, args, several):
+    """The note on faster/slower rows whose cycles changed under --min-effect: the SM clock moved,
+    not the work (faster because it ran at a higher clock). None where there is none."""
+    rows = [f"{n} ({label})" if several else n for n, label, word, cycles in judged
+            if word in (FASTER, SLOWER) and abs(cycles) < args.min_effect * 100]  # NaN: no
+    if not rows:
+        return None
+    named = ", ".join(rows[:NAMED_IN_NOTE]) + (f" and {len(rows) - NAMED_IN_NOTE} more"
+                                               if len(rows) > NAMED_IN_NOTE else "")
+    return (f"{len(rows)} faster or slower verdict(s) whose cycles (time x SM clock) changed under "
+            f"{args.min_effect * 100:g}%: the clock made the difference, not the work (faster "
+            f"because it ran at a higher clock, or slower at a lower one): {named}")
+
+
+def single_process_note(single):
+    """Why a verdict between single-process files is weak."""
     return (f"{', '.join(single)}: samples are one process's repetitions, so the U test does not "
-            f"see the spread between processes; {flagged} of this table's {verdicts} verdicts say "
-            f"{changed}, and an A/A (one build against itself) shows how many that "
-            "spread alone flags: for a verdict, merge 5 processes per build (tools/run-matrix "
-            "--processes 5, or tools/merge-processes)")
+            "see the spread between processes, and an A/A (one build against itself) shows how many "
+            "verdicts that spread alone flags: for a verdict, merge 5 processes per build "
+            "(tools/run-matrix, whose default is --processes 5, or tools/merge-processes)")
 
 
 def column(counter, schema):

@@ -17,7 +17,9 @@ process keeps its error row; one missing from a file is an error. The context is
 its schema (`cubench_schema`) included, with `processes` (K) and each file's `date` added; files
 whose schemas differ (or one with a schema, one without) are not processes of one build: an
 error. A file cut mid-write (its process killed) gives its complete rows, with a warning; a
-benchmark it lost is then missing from it, which is an error as above.
+benchmark it lost is then missing from it, which is an error as above. A process interrupted
+(context `interrupted`) is named in OUT's `interrupted` ("SIGINT (process 2)"), whichever file it
+was, so that OUT warns as its inputs did.
 """
 import json
 import os
@@ -86,6 +88,12 @@ def merge(paths):
     context = dict(datas[0]["context"])
     context["processes"] = str(len(paths))
     context["process_dates"] = ", ".join(str(d["context"].get("date", "?")) for d in datas)
+    # The first file's context would carry its own mark and drop the others': name every one.
+    context.pop("interrupted", None)
+    marks = [f"{d['context']['interrupted']} (process {i})" for i, d in enumerate(datas, 1)
+             if "interrupted" in d["context"]]
+    if marks:
+        context["interrupted"] = ", ".join(marks)
     return {"context": context, "benchmarks": merged}
 
 

@@ -7,6 +7,8 @@ with one line a user can act on, never a traceback further in.
 A file cut mid-write (a run killed before Google Benchmark closed its JSON, so the text ends inside
 the "benchmarks" list or after it) is data: it loads with every complete row and a one-line
 warning on stderr. A file that ends before its "benchmarks" list, or is not JSON, is an error.
+A file whose context has "interrupted" (cubench stopped by a signal, e.g. "SIGINT", wrote what it
+had finished and closed the JSON) is data too: its rows load with a one-line warning that says so.
 
 What the numbers mean comes from the file itself: cubench writes a schema into its context
 ("cubench_schema", JSON text: every counter's unit and direction, every family's axes, main counter
@@ -46,7 +48,7 @@ SCHEMA_FIELD = "cubench_schema"
 SCHEMA_VERSION = 1
 # Context fields the tools print or compute with; each must be a string or a number.
 CONTEXT_FIELDS = ("framework", "torch", "cuda_toolkit", "cublas", "processes", "gpu", "date",
-                  "copy_ceiling_GBps")
+                  "copy_ceiling_GBps", "interrupted", "suite", "gpu_other_processes_at_start")
 
 
 class InputError(Exception):
@@ -58,6 +60,7 @@ class Result:
         self.name = name         # as the tool shows it (after any --rename)
         self.run_name = name if run_name is None else run_name  # as the file has it
         self.times = []          # real_time per repetition, in microseconds
+        self.clocks = []         # the sm_clock_MHz of each of those repetitions (NaN: not carried)
         self.counters = {}       # counter -> [value per repetition]
         self.error = None
         self.label = ""
@@ -68,6 +71,13 @@ class Result:
     def median(self, counter):
         values = [v for v in self.counters.get(counter, []) if not math.isnan(v)]
         return statistics.median(values) if values else math.nan
+
+    def mcycles(self):
+        """Median over the samples of time x SM clock, in millions of cycles (us x MHz = cycles):
+        the work a sample took with the clock it ran at taken out. Each sample with its own clock
+        (a merged file's sample is a process, each with its clock); NaN where none carries one."""
+        cycles = [t * c * 1e-6 for t, c in zip(self.times, self.clocks) if not math.isnan(c)]
+        return statistics.median(cycles) if cycles else math.nan
 
     def stdev(self, counter=None):
         values = self.times if counter is None else self.counters.get(counter, [])
@@ -539,6 +549,12 @@ def read(path):
     if not any(is_iteration(row) for row in data["benchmarks"]):
         raise InputError(f"{path}: no benchmark results in it (no iteration rows: aggregates only "
                          "or none; run with --benchmark_report_aggregates_only=false)")
+    if "interrupted" in data["context"]:
+        # Not an error: what the run finished is measured as well as in a whole run; the user
+        # should still know the file is not the whole suite (its missing rows are not failures).
+        n = len(data["benchmarks"])
+        warn(f"{path}: from a run interrupted by {data['context']['interrupted']}; loaded {n} "
+             f"finished row{'s' if n != 1 else ''}")
     return data
 
 
@@ -577,6 +593,8 @@ def load(path, rename=()):
             r.error = row.get("error_message", "error")
             continue
         r.times.append(float(row["real_time"]) * _UNITS[row.get("time_unit", "ns")])
+        clock = row.get("sm_clock_MHz")
+        r.clocks.append(float(clock) if is_number(clock) and clock > 0 else math.nan)
         r.label = row.get("label", r.label)
         for field, value in row.items():
             if is_counter(field, value):

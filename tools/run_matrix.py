@@ -1,18 +1,29 @@
 """Build and run cubench once per CUDA toolkit, then table and plot the results.
 
-  tools/run-matrix [--presets cuda-13.0,cuda-11.8] [--repetitions 5] [--processes K] [--filter REGEX]
+  tools/run-matrix [--presets cuda-13.0,cuda-11.8] [--processes 5] [--repetitions 1]
+                   [--min-time S] [--suite default|full] [--filter REGEX]
 
 For each preset (default: every toolkit preset in CMakePresets.json whose nvcc exists here):
-configure, build, run the suite with repetitions into results/<preset>.json. With --processes K
-the suite runs K times, each into results/<preset>.process-<i>.json, merged into
-results/<preset>.json with one sample per process (tools/merge-processes says why); all presets
-are built first and their processes take turns (process 1 of each, then process 2...). Then
-results/table.md (tools/compare --table, the first preset as the base) and results/plots/
-(tools/plot). Progress goes to stderr: which preset, which benchmark, elapsed and remaining.
-A bad flag or --out-dir is one line on stderr and status 2 before anything is built; a preset that
-fails to build or run makes the status 1 (the others still run).
+configure and build, then run the suite --processes times (default 5), each process into
+results/<preset>.process-<i>.json, merged into results/<preset>.json with one sample per process
+(tools/merge-processes says why): the rule the A/A passed with, a process as the unit of the
+U test. All presets are built first and their processes take turns (process 1 of each, then
+process 2...). Each process runs --repetitions times (default 1: the merge keeps one sample per
+process, its median repetition, so more buy a little steadiness for their time) and, unless
+--min-time is given (passed as
+--benchmark_min_time), cubench decides by itself how long to time each benchmark: it stops when
+the samples' noise settles. --suite default|full is passed as --cubench_suite (cubench's own
+default when not given). With --processes 1 the suite runs once into results/<preset>.json.
+Then results/table.md (tools/compare --table, the first preset as the base) and results/plots/
+(tools/plot).
+Progress goes to stderr: cubench's own lines ("[k/N] name ... elapsed, ETA"), each led by the
+preset and process; at the end run-matrix's wall time, in all and split into building and
+running. A bad flag or --out-dir is one line on stderr and status 2 before anything is built; a
+preset that fails to build or run makes the status 1 (the others still run).
 """
+import contextlib
 import json
+import math
 import os
 import re
 import subprocess
@@ -79,31 +90,41 @@ def say(msg):
     print(f"[run-matrix] {msg}", file=sys.stderr, flush=True)
 
 
-def fmt_seconds(s):
-    return f"{int(s // 60)}m{int(s % 60):02d}s"
+def fmt_duration(s):
+    """A wall time as a person reads it: "52 s", "14 min 2 s"."""
+    minutes, seconds = divmod(int(round(s)), 60)
+    return f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
 
 
-def run_suite(preset, args, out_path, what):
-    binary = os.path.join(ROOT, "build", preset, "cubench")
-    listed = subprocess.run([binary, "--benchmark_list_tests", f"--benchmark_filter={args.filter}"],
-                            capture_output=True, text=True)
-    total = len(listed.stdout.split()) * args.repetitions
+def suite_command(binary, args, out_path):
+    """The command line of one process of the suite. --benchmark_min_time only where --min-time
+    is given: without it cubench stops each benchmark by itself once its noise settles."""
     cmd = [binary, f"--benchmark_filter={args.filter}", f"--benchmark_repetitions={args.repetitions}",
-           f"--benchmark_min_time={args.min_time}", f"--benchmark_out={out_path}",
-           "--benchmark_out_format=json", "--benchmark_report_aggregates_only=false"]
-    start, done = time.time(), 0
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+           f"--benchmark_out={out_path}", "--benchmark_out_format=json",
+           "--benchmark_report_aggregates_only=false"]
+    if args.min_time is not None:
+        cmd.append(f"--benchmark_min_time={args.min_time}")
+    if args.suite is not None:
+        cmd.append(f"--cubench_suite={args.suite}")
+    return cmd
+
+
+PROGRESS = re.compile(r"^\[\d+/\d+\] ")
+
+
+def run_suite(binary, args, out_path, what):
+    """Runs one process of the suite; relays cubench's progress lines (on its stderr), led by
+    what. They are the one source of progress: cubench knows its benchmarks, their count and its
+    ETA; counting result lines here as well would give two figures that disagree."""
     tail = []
-    for line in proc.stdout:
-        tail = (tail + [line.rstrip()])[-5:]
-        m = re.match(r"^(\S+/manual_time)\s", line)
-        if m and not re.search(r"_(mean|median|stddev|cv)$", m.group(1)):
-            done += 1
-            elapsed = time.time() - start
-            remaining = elapsed / done * max(total - done, 0)
-            say(f"{what}: {done}/{total} {m.group(1)}  elapsed {fmt_seconds(elapsed)}, "
-                f"about {fmt_seconds(remaining)} left")
-    code = proc.wait()
+    with subprocess.Popen(suite_command(binary, args, out_path), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True) as proc:
+        for line in proc.stdout:
+            line = line.rstrip()
+            tail = (tail + [line])[-5:]
+            if PROGRESS.match(line):
+                say(f"{what}: {line}")
+    code = proc.returncode
     if code != 0:
         say(f"{what}: cubench exited {code}: " + " / ".join(tail))
     return code
@@ -118,19 +139,41 @@ def merge_into(out_path, parts):
     return True
 
 
-def main(argv):
+def min_time(value):
+    """--min-time: seconds, a positive number (an "s" after it, as Google Benchmark 1.8 writes it,
+    is let be); passed through as given."""
+    try:
+        seconds = float(value[:-1] if value.endswith("s") else value)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise InputError(f"--min-time wants a time in seconds above 0 (e.g. 0.5), got '{value}'")
+    return value
+
+
+def parse_args(argv):
     p = cli.parser("tools/run-matrix", __doc__)
     p.add_argument("--presets", help="comma-separated presets (default: those whose nvcc exists)")
-    p.add_argument("--repetitions", type=int, default=5)
-    p.add_argument("--processes", type=int, default=1,
-                   help="run the suite K times and merge, one sample per process (default 1)")
-    p.add_argument("--min-time", default="0.1", help="--benchmark_min_time, in seconds")
+    p.add_argument("--processes", type=int, default=5,
+                   help="run the suite K times and merge, one sample per process (default 5)")
+    p.add_argument("--repetitions", type=int, default=1, help="repetitions in each process (default 1)")
+    p.add_argument("--min-time", help="--benchmark_min_time, in seconds (default: none passed; "
+                                      "cubench stops each benchmark on its noise)")
+    p.add_argument("--suite", choices=("default", "full"),
+                   help="passed as --cubench_suite (default: none passed, cubench's own)")
     p.add_argument("--filter", default=".", help="--benchmark_filter")
     p.add_argument("--out-dir", default=os.path.join(ROOT, "results"))
     p.add_argument("--list-presets", action="store_true", help="say which presets can build here")
     args = p.parse_args(argv)
     if args.repetitions < 1 or args.processes < 1:
         raise InputError("--repetitions and --processes want a count of at least 1")
+    if args.min_time is not None:
+        min_time(args.min_time)
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
     known = toolkit_presets()
     if args.list_presets:
         for name, nvcc, ok in known:
@@ -145,32 +188,61 @@ def main(argv):
     if not names:
         raise InputError("no toolkit preset's nvcc exists on this machine")
     cli.output_dir(args.out_dir)  # before the builds: a bad --out-dir costs nothing
+    clock = {"start": time.monotonic(), "build": 0.0, "runs": 0.0}
+    try:
+        return build_and_run(names, args, clock)
+    finally:
+        total = time.monotonic() - clock["start"]
+        say(f"{fmt_duration(total)} in all (build {fmt_duration(clock['build'])}, "
+            f"runs {fmt_duration(clock['runs'])})")
+
+
+@contextlib.contextmanager
+def timed(clock, key):
+    """Adds the wall time of the block to clock[key], also when it is interrupted."""
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        clock[key] += time.monotonic() - start
+
+
+def build_all(names, clock):
+    """(built presets, failed presets), every build first: the runs then take turns."""
     failed, built = [], []
-    for preset in names:  # every build first: the runs below then take turns
-        say(f"{preset}: configure and build")
-        for step in (["cmake", "--preset", preset], ["cmake", "--build", "--preset", preset]):
-            r = subprocess.run(step, cwd=ROOT, capture_output=True, text=True)
-            if r.returncode != 0:
-                say(f"{preset}: {' '.join(step)} failed:\n{(r.stdout + r.stderr)[-2000:]}")
-                failed.append(preset)
-                break
-        else:
-            built.append(preset)
+    with timed(clock, "build"):
+        for preset in names:
+            say(f"{preset}: configure and build")
+            for step in (["cmake", "--preset", preset], ["cmake", "--build", "--preset", preset]):
+                r = subprocess.run(step, cwd=ROOT, capture_output=True, text=True)
+                if r.returncode != 0:
+                    say(f"{preset}: {' '.join(step)} failed:\n{(r.stdout + r.stderr)[-2000:]}")
+                    failed.append(preset)
+                    break
+            else:
+                built.append(preset)
+    return built, failed
+
+
+def build_and_run(names, args, clock):
+    built, failed = build_all(names, clock)
     # Process i of every preset before process i+1 of any: a drift of the machine over the
     # matrix (clocks, temperature, a neighbour's load) then falls on every preset alike instead
     # of looking like the difference between the first preset and the last.
     parts = {p: [] for p in built}
-    for i in range(1, args.processes + 1):
-        for preset in [p for p in built if p not in failed]:
-            if args.processes == 1:
-                part, what = os.path.join(args.out_dir, f"{preset}.json"), preset
-            else:
-                part = os.path.join(args.out_dir, f"{preset}.process-{i}.json")
-                what = f"{preset} process {i}/{args.processes}"
-            if run_suite(preset, args, part, what) == 0:
-                parts[preset].append(part)
-            else:
-                failed.append(preset)
+    with timed(clock, "runs"):
+        for i in range(1, args.processes + 1):
+            for preset in [p for p in built if p not in failed]:
+                if args.processes == 1:
+                    part, what = os.path.join(args.out_dir, f"{preset}.json"), preset
+                else:
+                    part = os.path.join(args.out_dir, f"{preset}.process-{i}.json")
+                    what = f"{preset} process {i}/{args.processes}"
+                binary = os.path.join(ROOT, "build", preset, "cubench")
+                if run_suite(binary, args, part, what) == 0:
+                    parts[preset].append(part)
+                else:
+                    failed.append(preset)
     written = []
     for preset in [p for p in built if p not in failed]:
         out_path = os.path.join(args.out_dir, f"{preset}.json")
