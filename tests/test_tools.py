@@ -1181,7 +1181,7 @@ class RunMatrixCommand(unittest.TestCase):
     def test_defaults_are_the_rule_the_aa_passed(self):
         import run_matrix
         args = run_matrix.parse_args([])
-        self.assertEqual((args.processes, args.repetitions, args.min_time, args.suite), (5, 1, None, None))
+        self.assertEqual((args.processes, args.repetitions, args.min_time, args.suite), (4, 1, None, None))
         self.assertEqual(self.command(), [
             "build/x/cubench", "--benchmark_filter=.", "--benchmark_repetitions=1",
             "--benchmark_out=out.json", "--benchmark_out_format=json",
@@ -1197,7 +1197,7 @@ class RunMatrixCommand(unittest.TestCase):
     def test_help_says_the_defaults(self):
         r = tool("run_matrix.py", "--help")
         self.assertEqual(r.returncode, 0, r.stderr)
-        for text in ("--processes 5", "--repetitions 1", "--suite default|full", "--cubench_suite"):
+        for text in ("--processes 4", "--repetitions 1", "--suite default|full", "--cubench_suite"):
             self.assertIn(text, r.stdout)
 
     def test_bad_values_of_the_new_flags_are_one_line(self):

@@ -1,10 +1,10 @@
 """Build and run cubench once per CUDA toolkit, then table and plot the results.
 
-  tools/run-matrix [--presets cuda-13.0,cuda-11.8] [--processes 5] [--repetitions 1]
+  tools/run-matrix [--presets cuda-13.0,cuda-11.8] [--processes 4] [--repetitions 1]
                    [--min-time S] [--suite default|full] [--filter REGEX]
 
 For each preset (default: every toolkit preset in CMakePresets.json whose nvcc exists here):
-configure and build, then run the suite --processes times (default 5), each process into
+configure and build, then run the suite --processes times (default 4), each process into
 results/<preset>.process-<i>.json, merged into results/<preset>.json with one sample per process
 (tools/merge-processes says why): the rule the A/A passed with, a process as the unit of the
 U test. All presets are built first and their processes take turns (process 1 of each, then
@@ -154,8 +154,10 @@ def min_time(value):
 def parse_args(argv):
     p = cli.parser("tools/run-matrix", __doc__)
     p.add_argument("--presets", help="comma-separated presets (default: those whose nvcc exists)")
-    p.add_argument("--processes", type=int, default=5,
-                   help="run the suite K times and merge, one sample per process (default 5)")
+    # 4: the smallest count whose U test can flag anything at 0.05 (2/C(8,4) = 0.029), and the one
+    # the A/A of the default run passed with on the H200 (docs/results/h200/minutes/aa).
+    p.add_argument("--processes", type=int, default=4,
+                   help="run the suite K times and merge, one sample per process (default 4)")
     p.add_argument("--repetitions", type=int, default=1, help="repetitions in each process (default 1)")
     p.add_argument("--min-time", help="--benchmark_min_time, in seconds (default: none passed; "
                                       "cubench stops each benchmark on its noise)")
