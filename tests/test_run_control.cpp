@@ -163,6 +163,10 @@ TEST(Conditions, PowerCapIsNamedApartFromThrottling) {
             "power-capped in 97% of polls; THROTTLED: thermal or hardware slowdown in 12% of "
             "polls; BUSY GPU: 2 other compute processes");
   EXPECT_EQ(describe_conditions(Conditions{}, 700), "");
+  Conditions rare;
+  rare.polls = 300;
+  rare.power_capped = 1;
+  EXPECT_EQ(describe_conditions(rare, 0), "power-capped in <1% of polls");
 }
 
 TEST(Conditions, EnergyPerRunIsMeanPowerTimesTheRun) {
