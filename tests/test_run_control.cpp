@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -69,6 +70,7 @@ TEST(Stopping, TimeoutEndsAnyRunEvenBeforeMinSamples) {
   StoppingRule rule(params(0.005, 10, 0.0, 2.0));
   rule.add(1.0, 1.0);
   EXPECT_EQ(rule.decide(1.0), StopReason::not_yet);
+  EXPECT_EQ(describe_stop(rule.decide(2.0), rule), "timeout 2s: noise unknown after 1 sample");
   rule.add(1.5, 1.5);
   EXPECT_EQ(rule.decide(2.5), StopReason::timeout);
   EXPECT_EQ(describe_stop(StopReason::timeout, rule).rfind("timeout 2s: noise ", 0), 0u)
@@ -130,16 +132,16 @@ class Nothing final : public BenchmarkCase {
 };
 
 TEST(Suite, DefaultKeepsWhatTheFamilyKeepsAndFullKeepsAll) {
-  int asked = 0;
+  auto asked = std::make_shared<int>(0);  // the registry keeps the predicate: no stack capture
   Family("run_control_test/suite", "")
       .axis(int_axis("n", {1, 2, 3, 4}))
-      .default_suite([&asked](const Point& p) {
-        ++asked;  // asked when the run starts, not at registration
+      .default_suite([asked](const Point& p) {
+        ++*asked;  // asked when the run starts, not at registration
         return p.get_int("n") % 2 == 0;
       })
       .make([](const Point&) { return std::make_unique<Nothing>(); })
       .add();
-  EXPECT_EQ(asked, 0);
+  EXPECT_EQ(*asked, 0);
   auto names = [](const std::vector<const Spec*>& cases) {
     std::vector<std::string> out;
     for (const Spec* s : cases)
@@ -148,7 +150,7 @@ TEST(Suite, DefaultKeepsWhatTheFamilyKeepsAndFullKeepsAll) {
   };
   EXPECT_EQ(names(suite_cases(registered_cases(), Suite::standard)),
             (std::vector<std::string>{"run_control_test/suite/2", "run_control_test/suite/4"}));
-  EXPECT_EQ(asked, 4);
+  EXPECT_EQ(*asked, 4);
   EXPECT_EQ(names(suite_cases(registered_cases(), Suite::full)).size(), 4u);
 }
 
