@@ -34,8 +34,11 @@ class RunControl(unittest.TestCase):
         self.assertEqual(row["name"], "throwaway/widgets/flat/100000/manual_time")  # no suffix
         self.assertEqual(row["iterations"], 1)
         self.assertGreaterEqual(row["samples"], 5)
-        self.assertLess(row["sample_cv"], 0.5)
-        self.assertRegex(row["label"], r"stopped: noise [0-9.]+% < 50% after \d+ samples")
+        # A loaded CI machine can make even this host loop noisier than 50%: then it settles.
+        self.assertRegex(row["label"], r"stopped: (noise [0-9.]+% < 50%|noise settled at [0-9.]+% "
+                         r"\(target 50%\)) after \d+ samples")
+        if "<" in row["label"]:
+            self.assertLess(row["sample_cv"], 0.5)
         self.assertRegex(r.stderr, r"\[1/1\] throwaway/widgets/flat/100000  elapsed 0s, ETA \?")
 
     def test_benchmark_min_time_gives_google_benchmarks_loop(self):
