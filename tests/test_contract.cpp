@@ -12,27 +12,18 @@
 #include "fixtures/detail/registry.h"
 #include "fixtures/detail/runner.h"
 #include "fixtures/detail/schema.h"
+#include "tests/nothing_case.h"
 
 namespace cubench {
 namespace {
 
-class Nothing final : public BenchmarkCase {
- public:
-  void setup(Env&) override {}
-  void run(Env&) override {}
-  void validate(Env&) override {}
-  Work work() const override { return {}; }
-};
+using testing_support::nothing;
 
 std::vector<std::string> names_of(const std::string& family) {
   std::vector<std::string> out;
   for (const Spec& s : registered_cases())
     if (s.family == family) out.push_back(s.name);
   return out;
-}
-
-Family::Factory nothing() {
-  return [](const Point&) { return std::make_unique<Nothing>(); };
 }
 
 TEST(Family, NamesAreTheAxesValuesInDeclarationOrderAsNestedLoops) {

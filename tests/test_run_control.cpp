@@ -19,6 +19,7 @@
 #include "fixtures/detail/registry.h"
 #include "fixtures/detail/schema_reporter.h"
 #include "fixtures/detail/stopping.h"
+#include "tests/nothing_case.h"
 
 namespace cubench {
 namespace {
@@ -123,14 +124,6 @@ TEST(Options, BenchmarkMinTimeHandsTheLoopBackToGoogleBenchmark) {
   EXPECT_TRUE(parse_options(args, nullptr, nullptr).adaptive);
 }
 
-class Nothing final : public BenchmarkCase {
- public:
-  void setup(Env&) override {}
-  void run(Env&) override {}
-  void validate(Env&) override {}
-  Work work() const override { return {}; }
-};
-
 TEST(Suite, DefaultKeepsWhatTheFamilyKeepsAndFullKeepsAll) {
   auto asked = std::make_shared<int>(0);  // the registry keeps the predicate: no stack capture
   Family("run_control_test/suite", "")
@@ -139,7 +132,7 @@ TEST(Suite, DefaultKeepsWhatTheFamilyKeepsAndFullKeepsAll) {
         ++*asked;  // asked when the run starts, not at registration
         return p.get_int("n") % 2 == 0;
       })
-      .make([](const Point&) { return std::make_unique<Nothing>(); })
+      .make(testing_support::nothing())
       .add();
   EXPECT_EQ(*asked, 0);
   auto names = [](const std::vector<const Spec*>& cases) {
