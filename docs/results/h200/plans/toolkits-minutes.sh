@@ -6,6 +6,7 @@
 #   STEP=ctest  (carry .carry/s118a) build with LibTorch, the whole ctest, keep part a
 #   STEP=runs1  (carry .carry/s118b) unpack the 11.8 binary; processes 1 and 2 of each build
 #   STEP=runs2  processes 3 and 4 of each build
+#   STEP=torch  the README's default run (LibTorch families too, no flag), timed
 # Each step is one device call of at most 600 s, made the moment the previous one returns.
 #   OUT=/tmp/out CUBENCH_GIT_REVISION=<commit> STEP=ctest docs/results/h200/plans/toolkits-minutes.sh
 set -uo pipefail
@@ -50,7 +51,12 @@ runs2)
   unpack
   pair 3; pair 4
   ;;
+torch)
+  t0=$(date +%s)
+  build/cuda-13.0/cubench --benchmark_out="$OUT/default-torch.json" >"$OUT/default-torch.txt" 2>"$OUT/default-torch.err"
+  echo "default-torch: exit $?, $(( $(date +%s) - t0 )) s, $(grep -c '"run_type"' "$OUT/default-torch.json") rows"
+  ;;
 esac
-(cd "$OUT" && shopt -s nullglob && files=(*.json *.err *.log) && [ ${#files[@]} -gt 0 ] &&
+(cd "$OUT" && shopt -s nullglob && files=(*.json *.err *.log *.txt) && [ ${#files[@]} -gt 0 ] &&
   tar czf "step-${STEP:-ctest}.tgz" "${files[@]}")
 echo "total $(( $(date +%s) - start )) s"
