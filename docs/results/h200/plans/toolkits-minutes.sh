@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Issue "A toolkit verdict in minutes": CUDA 11.8 against 13.0 over the core default set,
 # processes as the unit (4 each, interleaved), plus the whole ctest at the commit. The 11.8 binary
-# is the static one (docs/results/static-binary.md), xz-compressed in two parts, one carried per
-# call (.carry/s118a, .carry/s118b; copied to /tmp/s118, which survives while the machine is warm).
-#   STEP=ctest  (carry .carry/s118a) build with LibTorch, the whole ctest, keep part a
+# is the static one (docs/results/static-binary.md), xz-compressed in three parts of at most
+# 42 MiB, one carried per call (a call carries 64 MiB with the tree, which is 17 MB now):
+# .carry/s118a, s118c, s118b, copied to /tmp/s118, which survives while the machine is warm.
+#   STEP=ctest  (carry .carry/s118a) build with LibTorch, the whole ctest
+#   STEP=torch  (carry .carry/s118c) the README's default run (LibTorch families too, no flag), timed
 #   STEP=runs1  (carry .carry/s118b) unpack the 11.8 binary; processes 1 and 2 of each build
 #   STEP=runs2  processes 3 and 4 of each build
-#   STEP=torch  the README's default run (LibTorch families too, no flag), timed
 # Each step is one device call of at most 600 s, made the moment the previous one returns.
 #   OUT=/tmp/out CUBENCH_GIT_REVISION=<commit> STEP=ctest docs/results/h200/plans/toolkits-minutes.sh
 set -uo pipefail
 start=$(date +%s)
 PARTS=/tmp/s118
 mkdir -p "$PARTS"
-for part in .carry/s118a .carry/s118b; do [ -d "$part" ] && cp "$part"/* "$PARTS"/; done
+for part in .carry/s118a .carry/s118b .carry/s118c; do [ -d "$part" ] && cp "$part"/* "$PARTS"/; done
 core_filter='-^(cpu/|torch/|resnet50|transformer)'
 run() {  # name binary: one process of the core default run
   local t0=$(date +%s)
