@@ -41,7 +41,6 @@ pair() {  # i: process i of each build, the order alternating with i
 case "${STEP:-ctest}" in
 ctest)
   FILTER=none tools/gpu-session.sh
-  (cd build/cuda-13.0 && ctest --rerun-failed --output-on-failure >"$OUT/ctest-output.log" 2>&1)
   ;;
 runs1)
   unpack
