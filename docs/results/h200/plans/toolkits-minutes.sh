@@ -5,7 +5,9 @@
 # 42 MiB, one carried per call (a call carries 64 MiB with the tree, which is 17 MB now):
 # .carry/s118a, s118c, s118b, copied to /tmp/s118, which survives while the machine is warm.
 #   STEP=ctest  (carry .carry/s118a) build with LibTorch, the whole ctest
-#   STEP=torch  (carry .carry/s118c) the README's default run (LibTorch families too, no flag), timed
+#   STEP=torch  (carry .carry/s118a) build with LibTorch; the README's default run (LibTorch
+#               families too, no flag), timed
+#   STEP=stash  (carry .carry/s118c) nothing but keeping the part
 #   STEP=runs1  (carry .carry/s118b) unpack the 11.8 binary; processes 1 and 2 of each build
 #   STEP=runs2  processes 3 and 4 of each build
 # Each step is one device call of at most 600 s, made the moment the previous one returns.
@@ -24,6 +26,8 @@ run() {  # name binary: one process of the core default run
 unpack() {
   old=$PARTS/cubench-11.8
   if [ ! -x "$old" ]; then
+    [ "$(ls "$PARTS"/cubench.xz.part* | wc -l)" = 3 ] ||
+      { echo "the 11.8 binary's parts: $(ls "$PARTS") (the machine went cold between calls?)"; exit 1; }
     cat "$PARTS"/cubench.xz.part* | xz -d -c >"$old" || { echo "cannot unpack the 11.8 binary"; exit 1; }
     chmod +x "$old"
   fi
@@ -51,7 +55,9 @@ runs2)
   unpack
   pair 3; pair 4
   ;;
+stash) ;;
 torch)
+  [ -x build/cuda-13.0/cubench ] || { SKIP_CTEST=1 FILTER=none BUILD_TARGET=cubench tools/gpu-session.sh || exit 1; }
   t0=$(date +%s)
   build/cuda-13.0/cubench --benchmark_out="$OUT/default-torch.json" >"$OUT/default-torch.txt" 2>"$OUT/default-torch.err"
   echo "default-torch: exit $?, $(( $(date +%s) - t0 )) s, $(grep -c '"run_type"' "$OUT/default-torch.json") rows"
