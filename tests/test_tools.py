@@ -912,7 +912,8 @@ class BadSchema(unittest.TestCase):
 
 # tests/data/expected: what the tools gave for files without a schema before they read one (made
 # at db9d1ec): such files must still give the same tables and charts. The tables were made again
-# when compare gained the cycles columns and `too noisy to tell` (the other cells are unchanged).
+# when compare gained the cycles columns and `too noisy to tell`, and when its notes came to name
+# the `!` mark and 4 processes per build (the other cells are unchanged).
 EXPECTED = os.path.join(DATA, "expected")
 TABLES_WITHOUT_SCHEMA = {
     "cuda-13.0-vs-cuda-11.8.md": ("--table", "cuda-13.0.json", "cuda-11.8.json"),

@@ -239,6 +239,9 @@ def build_table(files, args):
     clocked = clock_made_it(judged, args, len(loaded) > 2)
     if clocked:
         notes.append(clocked)
+    if any(cell.endswith(" !") for row in rows for cell in row):
+        notes.append(f"! after a verdict: the two files' median SM clocks differ by more than "
+                     f"{CLOCK_MARK * 100:g}% in that row")
     single = [os.path.basename(p) for p, ctx, _ in loaded if not ctx.get("processes")]
     if single and not args.no_utest:
         notes.append(single_process_note(single))
@@ -329,8 +332,8 @@ def single_process_note(single):
     """Why a verdict between single-process files is weak."""
     return (f"{', '.join(single)}: samples are one process's repetitions, so the U test does not "
             "see the spread between processes, and an A/A (one build against itself) shows how many "
-            "verdicts that spread alone flags: for a verdict, merge 5 processes per build "
-            "(tools/run-matrix, whose default is --processes 5, or tools/merge-processes)")
+            "verdicts that spread alone flags: for a verdict, merge 4 or more processes per build "
+            "(tools/run-matrix, whose default is --processes 4, or tools/merge-processes)")
 
 
 def column(counter, schema):
