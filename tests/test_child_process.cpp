@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fixtures/detail/check.h"
@@ -100,6 +101,20 @@ TEST(ChildProcess, AChildPastItsTimeoutIsKilled) {
   const std::string e = error_of("test/sleeping", 0.5);
   EXPECT_NE(e.find("child process 'test/sleeping' did not finish in 0.5"), std::string::npos) << e;
   EXPECT_LT(monotonic_seconds() - t0, 10);
+}
+
+TEST(ChildProcess, ChildrenRunningCountsTheLiveOnes) {
+  // The GPU's process list counts our children too; the conditions monitor subtracts these.
+  EXPECT_EQ(children_running(), 0);
+  std::thread parent([] { run_child("test/reporter", {}, {}, 30); });
+  int seen = 0;
+  for (int i = 0; i < 2000 && seen == 0; ++i) {
+    seen = children_running();
+    usleep(1000);
+  }
+  parent.join();
+  EXPECT_EQ(seen, 1);
+  EXPECT_EQ(children_running(), 0);
 }
 
 TEST(ReportedTimer, EnvHandsTheRunnerOneTimePerRun) {
