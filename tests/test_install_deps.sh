@@ -2,10 +2,12 @@
 # ctest: tools/install-deps never installs a driver library. It checks what the script WOULD
 # install on a fresh Debian 12 (apt's plan against an empty dpkg status, with main, contrib and
 # non-free visible), not what this machine holds: for the default set and every option, apt's plan
-# and the CUDA 11.8 download list must be non-empty, hold the packages the option is for, and hold
-# no libcuda*/libnvidia-* package. A control shows the check can fail: Debian's nvidia-cuda-toolkit
-# through apt's resolver pulls libcuda1, and the script must refuse it.
-# CUBENCH_CUDA118_ROOT naming a folder the script did not make is refused, and left as it was.
+# and the download lists of the Debian toolkits (11.8 from bookworm, 12.4 from trixie) must be
+# non-empty, hold the packages the option is for, and hold no libcuda*/libnvidia-* package.
+# Controls show the check can fail: Debian's nvidia-cuda-toolkit through apt's resolver pulls
+# libcuda1, and libcuda1 added to a toolkit's download list: the script must refuse both.
+# CUBENCH_CUDA118_ROOT or CUBENCH_CUDA124_ROOT naming a folder the script did not make is refused,
+# and left as it was; so are the two naming the same folder (or one inside the other).
 # Exit 0 passed, 1 failed, 77 skipped (no apt, or Debian's archive out of reach), saying why.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,73 +32,119 @@ if ! ls "$state"/bookworm/lists/*_Packages* >/dev/null 2>&1; then
     echo "$out" | tail -5; skip "cannot fetch Debian 12's package lists (no network to the archive?)"
   fi
 fi
+# Trixie's lists (--cuda-12.4) likewise, beside bookworm's where those are not this test's own.
+if ! ls "$state"/trixie/lists/*_Packages* >/dev/null 2>&1; then
+  if [ "$state" != "$tmp/state" ]; then mkdir -p "$tmp/state" && ln -s "$state/bookworm" "$tmp/state/bookworm"; fi
+  state=$tmp/state
+  out=$(CUBENCH_APT_STATE=$state CUBENCH_APT_STATE_WRITABLE=1 "$script" --dry-run --from-scratch --cuda-12.4 2>&1)
+  if echo "$out" | grep -q "apt-get update of .* failed"; then
+    echo "$out" | tail -5; skip "cannot fetch Debian 13's package lists (no network to the archive?)"
+  fi
+fi
 export CUBENCH_APT_STATE=$state
 
-# CUBENCH_CUDA118_ROOT: a folder install-deps did not make (no .cubench-debian-packages), a file,
-# a relative path or / is refused, one line and exit 2, before anything is planned, and is left as
-# it was; a trailing slash or .. is normalised away (checked below, with the plans).
+# CUBENCH_CUDA118_ROOT and CUBENCH_CUDA124_ROOT: a folder install-deps did not make (no
+# .cubench-debian-packages), a file, a relative path or / is refused, one line and exit 2, before
+# anything is planned, and is left as it was; a trailing slash or .. is normalised away (checked
+# below, with the plans).
 mkdir -p "$tmp/not-ours" "$tmp/ours" && echo keep >"$tmp/not-ours/keep" && echo keep >"$tmp/a-file"
 : >"$tmp/ours/.cubench-debian-packages"
-for root in "$tmp/not-ours" "$tmp/not-ours/" "$tmp/ours/../not-ours" "$tmp/a-file" not-ours /; do
-  rc=0
-  CUBENCH_CUDA118_ROOT=$root "$script" --dry-run --cuda-11.8 >"$tmp/root.out" 2>"$tmp/root.err" || rc=$?
+# refused WHAT ENV...: install-deps --dry-run --cuda-11.8 --cuda-12.4 under ENV must say one line
+# (matching the refusal) and exit 2.
+refused() {
+  local what=$1 rc=0; shift
+  env "$@" "$script" --dry-run --cuda-11.8 --cuda-12.4 >"$tmp/root.out" 2>"$tmp/root.err" || rc=$?
   if [ "$rc" != 2 ] || [ "$(wc -l <"$tmp/root.err")" != 1 ] || [ -s "$tmp/root.out" ] ||
-     ! grep -qE "refusing to replace|not an absolute path|names /" "$tmp/root.err"; then
-    bad "CUBENCH_CUDA118_ROOT=$root: want one line of refusal and exit 2, got exit $rc: $(cat "$tmp/root.out" "$tmp/root.err")"
+     ! grep -qE "refusing to replace|not an absolute path|names /|overlap" "$tmp/root.err"; then
+    bad "$what: want one line of refusal and exit 2, got exit $rc: $(cat "$tmp/root.out" "$tmp/root.err")"
   fi
+}
+for var in CUBENCH_CUDA118_ROOT CUBENCH_CUDA124_ROOT; do
+  for root in "$tmp/not-ours" "$tmp/not-ours/" "$tmp/ours/../not-ours" "$tmp/a-file" not-ours /; do
+    refused "$var=$root" "$var=$root"
+  done
 done
+refused "the same folder for both" CUBENCH_CUDA118_ROOT="$tmp/ours" CUBENCH_CUDA124_ROOT="$tmp/ours/"
+refused "12.4 inside 11.8" CUBENCH_CUDA118_ROOT="$tmp/new" CUBENCH_CUDA124_ROOT="$tmp/new/12.4"
+refused "11.8 inside 12.4" CUBENCH_CUDA118_ROOT="$tmp/ours/11.8" CUBENCH_CUDA124_ROOT="$tmp/ours"
 [ "$(cat "$tmp/not-ours/keep" "$tmp/a-file")" = "keep
-keep" ] || bad "a refused CUBENCH_CUDA118_ROOT was changed"
-echo "CUBENCH_CUDA118_ROOT: a folder not made by install-deps, a file, a relative path and / refused"
+keep" ] || bad "a refused CUBENCH_CUDA118_ROOT or CUBENCH_CUDA124_ROOT was changed"
+echo "CUBENCH_CUDA118_ROOT, CUBENCH_CUDA124_ROOT: a folder not made by install-deps, a file, a relative path, / and overlapping folders refused"
 
 # Independent of the script's own pattern: any libcuda<digit|-|.>, libnvidia-*.
 driver_re='^(libcuda([0-9.-]|$)|libnvidia-)'
 
-# check NAME EXPECTED_IN_PLAN EXPECTED_IN_DOWNLOAD FLAGS...
+# downloads LOG VERSION: the package names of that toolkit's download list in install-deps' LOG.
+downloads() {
+  sed -n "s/^install-deps: CUDA $2: would download [0-9]* packages ([0-9]* MB, [a-z]*) into [^:]*: *//p" "$1" |
+    tr ' ' '\n' | sed 's/=.*//' | grep -v '^$'
+}
+
+# check NAME EXPECTED_IN_PLAN EXPECTED_11.8_DOWNLOAD EXPECTED_12.4_DOWNLOAD FLAGS...
 check() {
-  local name=$1 want_plan=$2 want_dl=$3; shift 3
+  local name=$1 want_plan=$2; local -A want_dl=([11.8]=$3 [12.4]=$4); shift 4
   local log=$tmp/$name.log rc=0
   "$script" --dry-run --from-scratch "$@" >"$log" 2>&1 || rc=$?
   if [ "$rc" != 0 ]; then bad "$name: install-deps $* exited $rc"; tail -5 "$log"; return; fi
   local plan dl
   plan=$(sed -n 's/^install-deps: apt would install [0-9]* packages: *//p' "$log" | tr ' ' '\n' | grep -v '^$')
   [ "$(echo "$plan" | grep -c .)" -gt 50 ] || bad "$name: apt's plan is (nearly) empty: not a from-scratch plan"
-  local p
+  local p v said=""
   for p in $want_plan; do echo "$plan" | grep -qx "$p" || bad "$name: $p missing from apt's plan"; done
   local drivers; drivers=$(echo "$plan" | grep -E "$driver_re")
   [ -z "$drivers" ] || bad "$name: driver libraries in apt's plan: $(echo $drivers)"
-  dl=$(sed -n 's/^install-deps: CUDA 11.8: would download [0-9]* packages ([0-9]* MB) into [^:]*: *//p' "$log" |
-       tr ' ' '\n' | sed 's/=.*//' | grep -v '^$')
-  if [ -n "$want_dl" ]; then
-    for p in $want_dl; do echo "$dl" | grep -qx "$p" || bad "$name: $p missing from the CUDA 11.8 download list"; done
-    drivers=$(echo "$dl" | grep -E "$driver_re")
-    [ -z "$drivers" ] || bad "$name: driver libraries in the CUDA 11.8 download list: $(echo $drivers)"
-  elif [ -n "$dl" ]; then
-    bad "$name: downloads CUDA 11.8 packages without --cuda-11.8"
-  fi
-  echo "$name: $(echo "$plan" | grep -c .) packages planned from nothing$( [ -n "$dl" ] && echo ", $(echo "$dl" | grep -c .) to download for CUDA 11.8"), no driver library"
+  for v in 11.8 12.4; do
+    dl=$(downloads "$log" "$v")
+    if [ -n "${want_dl[$v]}" ]; then
+      [ -n "$dl" ] || bad "$name: no CUDA $v download list"
+      for p in ${want_dl[$v]}; do echo "$dl" | grep -qx "$p" || bad "$name: $p missing from the CUDA $v download list"; done
+      drivers=$(echo "$dl" | grep -E "$driver_re")
+      [ -z "$drivers" ] || bad "$name: driver libraries in the CUDA $v download list: $(echo $drivers)"
+      said+=", $(echo "$dl" | grep -c .) to download for CUDA $v"
+    elif [ -n "$dl" ]; then
+      bad "$name: downloads CUDA $v packages without --cuda-$v"
+    fi
+  done
+  echo "$name: $(echo "$plan" | grep -c .) packages planned from nothing$said, no driver library"
 }
 
 base="cmake ninja-build g++ git libbenchmark-dev libgtest-dev libbenchmark-tools python3-numpy python3-scipy python3-matplotlib"
-cuda_dl="nvidia-cuda-toolkit nvidia-cuda-dev libcudart11.0 libcublas11 libcublaslt11 libcusolver11"
-check default "$base" "" &
-check cuda-11.8 "$base clang-14" "$cuda_dl" --cuda-11.8 &
+cuda118_dl="nvidia-cuda-toolkit nvidia-cuda-dev libcudart11.0 libcublas11 libcublaslt11 libcusolver11"
+cuda124_dl="nvidia-cuda-toolkit nvidia-cuda-dev libcudart12 libcublas12 libcublaslt12 libcusolver11 libcusparse12 libnvjitlink12 libnccl-dev"
+check default "$base" "" "" &
+check cuda-11.8 "$base clang-14" "$cuda118_dl" "" --cuda-11.8 &
 wait
-check torch "$base libtorch-dev" "" --torch &
-check mpi "$base libopenmpi-dev openmpi-bin" "" --mpi &
+check cuda-12.4 "$base" "" "$cuda124_dl" --cuda-12.4 &
+check torch "$base libtorch-dev" "" "" --torch &
 wait
-check all "$base clang-14 libtorch-dev libopenmpi-dev openmpi-bin" "$cuda_dl" --all &
+check mpi "$base libopenmpi-dev openmpi-bin" "" "" --mpi &
+check all "$base clang-14 libtorch-dev libopenmpi-dev openmpi-bin" "$cuda118_dl" "$cuda124_dl" --all &
+wait
 
 # A folder of install-deps' own, named with a trailing slash and a '..': accepted, and named plainly.
-( rc=0
-  CUBENCH_CUDA118_ROOT=$tmp/not-ours/../ours/ "$script" --dry-run --from-scratch --cuda-11.8 >"$tmp/ours.log" 2>&1 || rc=$?
-  if [ "$rc" = 0 ] && grep -q "^install-deps: CUDA 11.8: would download [0-9]* packages ([0-9]* MB) into $tmp/ours: " "$tmp/ours.log"; then
-    echo "CUBENCH_CUDA118_ROOT=$tmp/not-ours/../ours/: accepted as $tmp/ours"
-  else
-    bad "CUBENCH_CUDA118_ROOT=$tmp/not-ours/../ours/: exit $rc, not planned into $tmp/ours"; tail -3 "$tmp/ours.log"
-  fi ) &
+( for v in 11.8 12.4; do
+    rc=0 var=CUBENCH_CUDA${v/./}_ROOT suite=bookworm
+    [ "$v" = 11.8 ] || suite=trixie
+    env "$var=$tmp/not-ours/../ours/" "$script" --dry-run --from-scratch --cuda-$v >"$tmp/ours.log" 2>&1 || rc=$?
+    if [ "$rc" = 0 ] && grep -q "^install-deps: CUDA $v: would download [0-9]* packages ([0-9]* MB, $suite) into $tmp/ours: " "$tmp/ours.log"; then
+      echo "$var=$tmp/not-ours/../ours/: accepted as $tmp/ours"
+    else
+      bad "$var=$tmp/not-ours/../ours/: exit $rc, not planned into $tmp/ours"; tail -3 "$tmp/ours.log"
+    fi
+  done ) &
 
-# The control: the route CI used to take (nvidia-cuda-toolkit through apt's resolver).
+# The controls: the route CI used to take (nvidia-cuda-toolkit through apt's resolver), and the
+# driver's libcuda1 in each Debian toolkit's download list.
+( for v in 11.8 12.4; do
+    rc=0
+    CUBENCH_TOOLKIT_DEBS_ADD=libcuda1 "$script" --dry-run --from-scratch --cuda-$v >"$tmp/control-$v.log" 2>&1 || rc=$?
+    if [ "$rc" = 1 ] && grep -q "refusing: the CUDA $v download list holds driver libraries: libcuda1$" "$tmp/control-$v.log" &&
+       downloads "$tmp/control-$v.log" "$v" | grep -qx nvidia-cuda-toolkit; then
+      echo "control: libcuda1 in the CUDA $v download list: refused"
+    else
+      bad "control: install-deps did not refuse libcuda1 in the CUDA $v download list (exit $rc)"; tail -3 "$tmp/control-$v.log"
+    fi
+  done ) &
 rc=0
 CUBENCH_DEPS_ADD=nvidia-cuda-toolkit "$script" --dry-run --from-scratch >"$tmp/control.log" 2>&1 || rc=$?
 wait
@@ -106,4 +154,4 @@ else
   bad "control: install-deps did not refuse nvidia-cuda-toolkit's libcuda1 (exit $rc)"; tail -5 "$tmp/control.log"
 fi
 [ -s "$tmp/failures" ] && exit 1
-echo "PASS: no driver library planned or downloaded, for the default and every option"
+echo "PASS: no driver library planned or downloaded, for the default and every option (both Debian toolkits)"

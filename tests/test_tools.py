@@ -1117,11 +1117,12 @@ class Interrupted(unittest.TestCase):
 
 
 class RunMatrix(unittest.TestCase):
-    def list_presets(self, cuda118_root):
+    def list_presets(self, cuda118_root, cuda124_root=None):
         env = dict(os.environ)
-        env.pop("CUBENCH_CUDA118_ROOT", None)
-        if cuda118_root is not None:
-            env["CUBENCH_CUDA118_ROOT"] = cuda118_root
+        for var, root in (("CUBENCH_CUDA118_ROOT", cuda118_root), ("CUBENCH_CUDA124_ROOT", cuda124_root)):
+            env.pop(var, None)
+            if root is not None:
+                env[var] = root
         r = subprocess.run([sys.executable, os.path.join(TOOLS, "run_matrix.py"), "--list-presets"],
                            capture_output=True, text=True, env=env)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -1155,6 +1156,35 @@ class RunMatrix(unittest.TestCase):
                 f.write("#!/bin/sh\n")
             os.chmod(os.path.join(d, "bin", "nvcc"), 0o755)
             self.assertEqual(self.list_presets(d)["cuda-11.8"], ("available", os.path.join(d, "bin", "nvcc")))
+
+    def test_cuda124_takes_its_variable_else_the_first_default_with_an_nvcc(self):
+        with open(os.path.join(HERE, "..", "CMakePresets.json")) as f:
+            presets = {p["name"]: p for p in json.load(f)["configurePresets"]}
+        defaults = presets["cuda-12.4"]["cacheVariables"]["CUBENCH_CUDA_ROOT_DEFAULT"].split(";")
+        self.assertEqual(defaults, ["/usr/local/cuda-12.4", "/opt/cuda-12.4-debian"])
+        here = [d for d in defaults if os.path.exists(os.path.join(d, "bin", "nvcc"))]
+        want = os.path.join((here or defaults)[0], "bin", "nvcc")
+        self.assertEqual(self.list_presets(None)["cuda-12.4"][1], want)
+        with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(self.list_presets(None, d)["cuda-12.4"], ("missing", os.path.join(d, "bin", "nvcc")))
+            os.mkdir(os.path.join(d, "bin"))
+            with open(os.path.join(d, "bin", "nvcc"), "w") as f:
+                f.write("#!/bin/sh\n")
+            os.chmod(os.path.join(d, "bin", "nvcc"), 0o755)
+            self.assertEqual(self.list_presets(None, d)["cuda-12.4"], ("available", os.path.join(d, "bin", "nvcc")))
+
+    def test_a_default_list_takes_the_first_folder_with_an_nvcc(self):
+        import run_matrix
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a"), os.path.join(d, "b")
+            cache = {"CUBENCH_CUDA_ROOT_DEFAULT": f"{a};{b}"}
+            self.assertEqual(run_matrix.preset_nvcc(cache), os.path.join(a, "bin", "nvcc"))  # neither: the first
+            os.makedirs(os.path.join(b, "bin"))
+            open(os.path.join(b, "bin", "nvcc"), "w").close()
+            self.assertEqual(run_matrix.preset_nvcc(cache), os.path.join(b, "bin", "nvcc"))
+            os.makedirs(os.path.join(a, "bin"))
+            open(os.path.join(a, "bin", "nvcc"), "w").close()
+            self.assertEqual(run_matrix.preset_nvcc(cache), os.path.join(a, "bin", "nvcc"))
 
     def test_unknown_preset_is_one_line(self):
         r = tool("run_matrix.py", "--presets", "cuda-9.0")

@@ -56,12 +56,15 @@ def _cache_variables(by_name, preset):
 
 def preset_nvcc(cache):
     """The nvcc a configure with these cache variables takes, as CMakeLists.txt picks it: the
-    toolkit root (CUDAToolkit_ROOT, or CUBENCH_CUDA_ROOT_DEFAULT where that expands to nothing);
-    the preset's CMAKE_CUDA_COMPILER where it names an nvcc that exists under that root (or there is
-    no root), else <root>/bin/nvcc."""
+    toolkit root (CUDAToolkit_ROOT, or where that expands to nothing CUBENCH_CUDA_ROOT_DEFAULT: of
+    its ';'-separated folders the first that holds bin/nvcc, else the first); the preset's
+    CMAKE_CUDA_COMPILER where it names an nvcc that exists under that root (or there is no root),
+    else <root>/bin/nvcc."""
     root = _expand(str(cache.get("CUDAToolkit_ROOT", "")))
     if not root:
-        root = _expand(str(cache.get("CUBENCH_CUDA_ROOT_DEFAULT", "")))
+        defaults = [d for d in _expand(str(cache.get("CUBENCH_CUDA_ROOT_DEFAULT", ""))).split(";") if d]
+        root = next((d for d in defaults if os.path.exists(os.path.join(d, "bin", "nvcc"))),
+                    defaults[0] if defaults else "")
     compiler = _expand(str(cache.get("CMAKE_CUDA_COMPILER", "")))
     if root:
         root_nvcc = os.path.join(root, "bin", "nvcc")
