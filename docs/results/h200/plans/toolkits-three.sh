@@ -2,9 +2,10 @@
 # Issue "CUDA 12.4": CUDA 11.8, 12.4 and 13.0 builds of one commit over the core default set
 # (startup/ included), processes as the unit, interleaved, plus the whole ctest at that commit.
 # 13.0 is built on the H200; 11.8 and 12.4 are the static builds of the same commit
-# (docs/results/static-binary.md), each xz-compressed and split into parts of at most 42 MiB
-# (a call carries 64 MiB with the tree, 17 MB now): .carry/s118a.. and .carry/s124a.., the last
-# part of each with its cubench.sha256 (and .carry/s118* with libbenchmark.so.1debian). Each call
+# (docs/results/static-binary.md), each xz-compressed and split into parts of at most 40 MiB
+# (a call carries 64 MiB with the tree, 20 MB now): .carry/s118a..c (3 parts) and
+# .carry/s124a..d (4), the last part of each with its cubench.sha256 (and .carry/s118c with
+# libbenchmark.so.1debian): 7 calls carry them (ctest, then 6 stashes, then the runs). Each call
 # carries one part; parts gather in /tmp/parts, which survives while the machine is warm (it is
 # released 30 s after a call: make each call the moment the previous one returns).
 #   STEP=ctest  build with LibTorch, the whole ctest (carry the first part)
