@@ -3,8 +3,8 @@
 // timed inside the child. Built only where NCCL was found. <loading>: CUDA_MODULE_LOADING in the
 // child, as for startup/cuda.
 // Check: once per configuration (and for the planted fault) the child all-reduces a buffer of
-// known integers over its one-GPU communicator, whose sum is the buffer itself, and counts the
-// elements that differ.
+// known integers over its one-GPU communicator into a zeroed buffer, whose sum is the input
+// itself, and counts the elements that differ.
 #include <vector>
 
 #include "fixtures/cubench_nccl.h"
@@ -18,14 +18,18 @@ constexpr int kCount = 1 << 16;
 double allreduce_mismatches(ncclComm_t comm, bool fault) {
   std::vector<float> h(kCount);
   for (int i = 0; i < kCount; ++i) h[i] = static_cast<float>(i % 1000);
-  float* d = nullptr;
-  CUBENCH_CUDA(cudaMalloc(&d, sizeof(float) * kCount));
-  CUBENCH_CUDA(cudaMemcpy(d, h.data(), sizeof(float) * kCount, cudaMemcpyHostToDevice));
-  CUBENCH_NCCL(ncclAllReduce(d, d, kCount, ncclFloat, ncclSum, comm, nullptr));
+  // Out of place into zeros: a one-rank all-reduce that did nothing would leave them.
+  float *in = nullptr, *out_d = nullptr;
+  CUBENCH_CUDA(cudaMalloc(&in, sizeof(float) * kCount));
+  CUBENCH_CUDA(cudaMalloc(&out_d, sizeof(float) * kCount));
+  CUBENCH_CUDA(cudaMemcpy(in, h.data(), sizeof(float) * kCount, cudaMemcpyHostToDevice));
+  CUBENCH_CUDA(cudaMemset(out_d, 0, sizeof(float) * kCount));
+  CUBENCH_NCCL(ncclAllReduce(in, out_d, kCount, ncclFloat, ncclSum, comm, nullptr));
   CUBENCH_CUDA(cudaDeviceSynchronize());
   std::vector<float> out(kCount);
-  CUBENCH_CUDA(cudaMemcpy(out.data(), d, sizeof(float) * kCount, cudaMemcpyDeviceToHost));
-  cudaFree(d);
+  CUBENCH_CUDA(cudaMemcpy(out.data(), out_d, sizeof(float) * kCount, cudaMemcpyDeviceToHost));
+  cudaFree(in);
+  cudaFree(out_d);
   if (fault) out[kCount / 2] += 1;
   double wrong = 0;
   for (int i = 0; i < kCount; ++i) wrong += out[i] != h[i];
