@@ -55,19 +55,11 @@ int startup_nccl_child(const std::vector<std::string>& args, double main_entered
 CUBENCH_CHILD_ENTRY(kChildEntry, startup_nccl_child);
 
 void register_startup_nccl() {
-  Family("startup/nccl",
-         "start-up costs, a fresh process per sample: the first NCCL communicator (this GPU "
-         "alone), under each CUDA_MODULE_LOADING")
-      .axis(string_axis("stage", {"comm_init"}))
-      .axis(string_axis("loading", module_loading_values()))
-      .timer(Timer::reported)
-      .needs_gpu(true)
-      .size([](const Point&) { return 1.0; })
+  child_stage_family("startup/nccl",
+                     "start-up costs, a fresh process per sample: the first NCCL communicator "
+                     "(this GPU alone), under each CUDA_MODULE_LOADING",
+                     kChildEntry, {"comm_init"})
       .default_suite([](const Point& p) { return p.get_string("loading") == "default"; })
-      .make([](const Point& p) {
-        return std::make_unique<ChildStageCase>(kChildEntry, p.get_string("stage"),
-                                                p.get_string("loading"));
-      })
       .add();
 }
 CUBENCH_REGISTER(register_startup_nccl);
