@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ctest: tools/install-deps never installs a driver library. It checks what the script WOULD
+# ctest: tools/install-deps never installs a driver library (nor anything but cudnn-frontend's
+# headers from trixie without --cuda-12.4). It checks what the script WOULD
 # install on a fresh Debian 12 (apt's plan against an empty dpkg status, with main, contrib and
 # non-free visible), not what this machine holds: for the default set and every option, apt's plan
 # and the download lists of the Debian toolkits (11.8 from bookworm, 12.4 from trixie) must be
@@ -105,10 +106,14 @@ check() {
       bad "$name: downloads CUDA $v packages without --cuda-$v"
     fi
   done
+  # cudnn-frontend's headers (trixie's libcudnn-frontend-dev), with every option.
+  dl=$(sed -n "s/^install-deps: cudnn-frontend: would download [0-9]* packages ([0-9]* MB, trixie) into [^:]*: *//p" "$log" |
+       tr ' ' '\n' | sed 's/=.*//' | grep -v '^$')
+  [ "$dl" = libcudnn-frontend-dev ] || bad "$name: the cudnn-frontend download list is '$(echo $dl)', not libcudnn-frontend-dev"
   echo "$name: $(echo "$plan" | grep -c .) packages planned from nothing$said, no driver library"
 }
 
-base="cmake ninja-build g++ git libbenchmark-dev libgtest-dev libbenchmark-tools python3-numpy python3-scipy python3-matplotlib"
+base="cmake ninja-build g++ git libbenchmark-dev libgtest-dev libbenchmark-tools python3-numpy python3-scipy python3-matplotlib nlohmann-json3-dev"
 cuda118_dl="nvidia-cuda-toolkit nvidia-cuda-dev libcudart11.0 libcublas11 libcublaslt11 libcusolver11"
 cuda124_dl="nvidia-cuda-toolkit nvidia-cuda-dev libcudart12 libcublas12 libcublaslt12 libcusolver11 libcusparse12 libnvjitlink12 libnccl-dev"
 check default "$base" "" "" &

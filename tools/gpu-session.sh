@@ -42,7 +42,15 @@ if [ "${WITH_TORCH:-1}" != 0 ] &&
   torch_args=(-DCUBENCH_WITH_TORCH=ON "-DTorch_DIR=$torch_dir/Torch" -DTORCH_CUDA_ARCH_LIST=9.0
               -DCMAKE_POLICY_VERSION_MINIMUM=3.5)
 fi
-cmake --preset cuda-13.0 -DCUDAToolkit_ROOT="$root" "${torch_args[@]}" >/tmp/configure.log 2>&1 ||
+# cudnn-frontend's headers (and nlohmann/json.hpp) travel in .carry/cudnn-fe (the GPU machine has
+# no Debian archive); cuDNN itself: the toolkit's, else the python wheel's (nvidia-cudnn-cu13).
+cudnn_args=()
+[ -d .carry/cudnn-fe/include ] && export CUBENCH_CUDNN_FRONTEND_ROOT=$PWD/.carry/cudnn-fe
+if [ ! -f "$root/include/cudnn_version.h" ] && [ ! -f /usr/include/cudnn_version.h ] &&
+   cudnn_dir=$(python3 -c 'import nvidia.cudnn,os;print(os.path.dirname(nvidia.cudnn.__file__))' 2>/dev/null); then
+  cudnn_args=("-DCUDNN_ROOT=$cudnn_dir")
+fi
+cmake --preset cuda-13.0 -DCUDAToolkit_ROOT="$root" "${torch_args[@]}" "${cudnn_args[@]}" >/tmp/configure.log 2>&1 ||
   { tail -40 /tmp/configure.log; exit 1; }
 grep -E "^-- cubench" /tmp/configure.log
 cmake --build --preset cuda-13.0 -j "$(nproc)" ${BUILD_TARGET:+--target "$BUILD_TARGET"} >/tmp/build.log 2>&1 ||
