@@ -1,6 +1,6 @@
 // sigmoid/<variant>/<dtype>/<n>/<cold|hot>: y = 1 / (1 + exp(-x)) over n elements with our
 // kernels (kernels/sigmoid.cu): `naive` (one element per thread) and `vectorized` (16-byte
-// accesses, grid-stride); beside them `copy`, a device-to-device cudaMemcpyAsync of the same bytes:
+// accesses, one pass); beside them `copy`, a device-to-device cudaMemcpyAsync of the same bytes:
 // the ceiling an elementwise map can reach. n = 10M (the seed articles' size) and 256Mi.
 // cold flushes the L2 before every sample; hot leaves the previous sample's data in it.
 // Model: n elements read + n written. Check: the output was poisoned in set-up; every element
@@ -39,7 +39,6 @@ class Sigmoid final : public BenchmarkCase {
   void setup(Env& env) override {
     x_ = env.alloc(n_ * dtype_bytes(t_));
     y_ = env.alloc(n_ * dtype_bytes(t_));
-    sm_count_ = env.info().sm_count;
     fill_uniform(t_, x_.get(), n_, env.fresh_seed(), -8.f, 8.f, env.stream());
     CUBENCH_CUDA_LAUNCHED();
     CUBENCH_CUDA(cudaMemsetAsync(y_.get(), 0xff, y_.bytes(), env.stream()));  // NaN: unwritten
@@ -52,7 +51,7 @@ class Sigmoid final : public BenchmarkCase {
       return;
     }
     auto kernel = v_ == Variant::naive ? SigmoidVariant::naive : SigmoidVariant::vectorized;
-    if (!launch_sigmoid(kernel, t_, x_.get(), y_.get(), n_, sm_count_, env.stream()))
+    if (!launch_sigmoid(kernel, t_, x_.get(), y_.get(), n_, env.stream()))
       throw Error("sigmoid: no kernel for dtype " + std::string(dtype_name(t_)));
     CUBENCH_CUDA_LAUNCHED();
   }
@@ -107,7 +106,6 @@ class Sigmoid final : public BenchmarkCase {
   Variant v_;
   DType t_;
   std::size_t n_;
-  int sm_count_ = 0;
   double max_rel_error_ = 0;
   DeviceBuffer x_, y_;
 };

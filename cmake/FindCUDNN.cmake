@@ -15,7 +15,9 @@ include("${CMAKE_CURRENT_LIST_DIR}/CudaToolkitOf.cmake")
 find_path(CUDNN_INCLUDE_DIR cudnn_version.h
   HINTS ${CUDNN_ROOT} $ENV{CUDNN_ROOT} ${CUDAToolkit_INCLUDE_DIRS}
   PATH_SUFFIXES include)
-find_library(CUDNN_LIBRARY NAMES cudnn libcudnn.so.9  # pip wheels ship only the .so.9
+# NAMES_PER_DIR: a folder's libcudnn.so.9 (pip wheels ship no libcudnn.so) before a later folder's
+# libcudnn.so.
+find_library(CUDNN_LIBRARY NAMES cudnn libcudnn.so.9 NAMES_PER_DIR
   HINTS ${CUDNN_ROOT} $ENV{CUDNN_ROOT} ${CUDAToolkit_LIBRARY_DIR}
   PATH_SUFFIXES lib lib64)
 find_path(CUDNN_FRONTEND_INCLUDE_DIR cudnn_frontend.h

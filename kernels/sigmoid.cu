@@ -1,12 +1,13 @@
 #include "kernels/elements.cuh"
 #include "kernels/sigmoid.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace cubench {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kMaxBlocksPerSm = 32;  // grid cap; 8 blocks of 256 are resident per SM at once
-constexpr int kUnroll = 4;           // 16-byte vectors loaded before any is used
+constexpr int kThreads = 256;  // the naive kernel's block
 
 // Fast intrinsics: __expf is a few ulp (2 + 1.16|x|) and __fdividef 2 ulp, inside fp32's 1e-5
 // tolerance, and together two MUFU operations per element, which keeps even the 8-elements-per-
@@ -21,40 +22,63 @@ __global__ void sigmoid_naive(const T* x, T* y, std::size_t n) {
   if (i < n) y[i] = from_float<T>(sigmoidf(to_float(x[i])));
 }
 
-template <typename T>
-__global__ void sigmoid_vectorized(const T* x, T* y, std::size_t n) {
+// One pass, one 16-byte vector per thread, the grid covering the array once. Measured on the H200
+// (docs/results/h200/issue17/): fp32 at 256Mi, the earlier grid-stride kernel (capped grid, 4
+// vectors in flight per thread) ran 540 us against the copy's 504-510 us; one pass with 1, 2, 4
+// and 8 vectors per thread ran 517-522, 543-554, 546-559 and 539-551 us: the most blocks, each
+// thread the least work, is what keeps the memory system as busy as a copy kernel does.
+template <typename T, int kBlock, bool kStreaming>
+__global__ void __launch_bounds__(kBlock) sigmoid_vectorized(const T* x, T* y, std::size_t n) {
   constexpr int kPerVec = 16 / sizeof(T);
   union Vec {
     uint4 raw;
     T v[kPerVec];
   };
   const std::size_t vectors = n / kPerVec;
-  const uint4* xv = reinterpret_cast<const uint4*>(x);
-  uint4* yv = reinterpret_cast<uint4*>(y);
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-  for (; i + (kUnroll - 1) * stride < vectors; i += kUnroll * stride) {
-    Vec in[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) in[u].raw = xv[i + u * stride];  // loads first, then math
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      Vec out;
-#pragma unroll
-      for (int e = 0; e < kPerVec; ++e) out.v[e] = from_float<T>(sigmoidf(to_float(in[u].v[e])));
-      yv[i + u * stride] = out.raw;
-    }
-  }
-  for (; i < vectors; i += stride) {
+  const std::size_t i = blockIdx.x * std::size_t(kBlock) + threadIdx.x;
+  if (i < vectors) {
+    const uint4* xv = reinterpret_cast<const uint4*>(x) + i;
+    uint4* yv = reinterpret_cast<uint4*>(y) + i;
     Vec in, out;
-    in.raw = xv[i];
+    in.raw = kStreaming ? __ldcs(xv) : *xv;
 #pragma unroll
     for (int e = 0; e < kPerVec; ++e) out.v[e] = from_float<T>(sigmoidf(to_float(in.v[e])));
-    yv[i] = out.raw;
+    if (kStreaming)
+      __stcs(yv, out.raw);
+    else
+      *yv = out.raw;
   }
-  // The tail that does not fill a vector.
-  std::size_t t = vectors * kPerVec + blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-  if (t < n) y[t] = from_float<T>(sigmoidf(to_float(x[t])));
+  // The tail that does not fill a vector: the first threads of block 0.
+  if (blockIdx.x == 0 && threadIdx.x < n - vectors * kPerVec) {
+    const std::size_t t = vectors * kPerVec + threadIdx.x;
+    y[t] = from_float<T>(sigmoidf(to_float(x[t])));
+  }
+}
+
+template <typename T, int kBlock, bool kStreaming>
+void launch_vectorized_with(const T* x, T* y, std::size_t n, cudaStream_t stream) {
+  const std::size_t vectors = n / (16 / sizeof(T));
+  const std::size_t grid = std::max<std::size_t>(1, (vectors + kBlock - 1) / kBlock);
+  sigmoid_vectorized<T, kBlock, kStreaming><<<grid, kBlock, 0, stream>>>(x, y, n);
+}
+
+template <typename T>
+void launch_vectorized(const T* x, T* y, std::size_t n, cudaStream_t stream) {
+  // PROBE ONLY (not committed): block size and cache hints from the environment.
+  const char* b = std::getenv("CUBENCH_SIGMOID_BLOCK");
+  const char* c = std::getenv("CUBENCH_SIGMOID_STREAMING");
+  const int block = b ? std::atoi(b) : 256;
+  const bool streaming = c ? std::atoi(c) != 0 : true;
+  if (streaming) {
+    if (block == 128) return launch_vectorized_with<T, 128, true>(x, y, n, stream);
+    if (block == 512) return launch_vectorized_with<T, 512, true>(x, y, n, stream);
+    if (block == 1024) return launch_vectorized_with<T, 1024, true>(x, y, n, stream);
+    return launch_vectorized_with<T, 256, true>(x, y, n, stream);
+  }
+  if (block == 128) return launch_vectorized_with<T, 128, false>(x, y, n, stream);
+  if (block == 512) return launch_vectorized_with<T, 512, false>(x, y, n, stream);
+  if (block == 1024) return launch_vectorized_with<T, 1024, false>(x, y, n, stream);
+  return launch_vectorized_with<T, 256, false>(x, y, n, stream);
 }
 
 }  // namespace
@@ -64,7 +88,7 @@ std::string_view sigmoid_variant_name(SigmoidVariant v) {
 }
 
 bool launch_sigmoid(SigmoidVariant variant, DType t, const void* x, void* y, std::size_t n,
-                    int sm_count, cudaStream_t stream) {
+                    cudaStream_t stream) {
   if (t != DType::fp32 && t != DType::fp16 && t != DType::bf16) return false;
   if (n == 0) return true;
   auto launch = [&](auto tag) {
@@ -74,13 +98,7 @@ bool launch_sigmoid(SigmoidVariant variant, DType t, const void* x, void* y, std
     if (variant == SigmoidVariant::naive) {
       sigmoid_naive<T><<<(n + kThreads - 1) / kThreads, kThreads, 0, stream>>>(in, out, n);
     } else {
-      // Enough blocks that each thread's first pass loads kUnroll vectors (all the loads in flight
-      // a small array needs), capped for large arrays, which the grid-stride loop covers.
-      std::size_t vectors = n / (16 / sizeof(T));
-      std::size_t wanted = (vectors + kThreads * kUnroll - 1) / (kThreads * kUnroll);
-      std::size_t grid = std::max<std::size_t>(
-          1, std::min<std::size_t>(std::size_t(sm_count) * kMaxBlocksPerSm, wanted));
-      sigmoid_vectorized<T><<<grid, kThreads, 0, stream>>>(in, out, n);
+      launch_vectorized<T>(in, out, n, stream);
     }
   };
   if (t == DType::fp32) launch(float{});

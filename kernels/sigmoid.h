@@ -1,8 +1,8 @@
 #pragma once
 // Our sigmoid kernels, y = 1 / (1 + exp(-x)), computed in float for every storage type:
 // - naive: one element per thread, one launch-sized grid (the seed articles' kernel);
-// - vectorized: 16-byte loads and stores, two vectors in flight per thread, grid-stride loop
-//   over a grid sized so each thread first loads 4 vectors (capped at 32 blocks per SM).
+// - vectorized: 16-byte streaming loads and stores, one pass: each thread loads its 4 vectors
+//   before any math, and the grid covers the array once (no grid-stride loop).
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -19,6 +19,6 @@ std::string_view sigmoid_variant_name(SigmoidVariant v);
 // x and y must be 16-byte aligned for the vectorized variant (every pool allocation is); fp32,
 // fp16 and bf16 only. Returns false (launching nothing) for an unsupported dtype.
 bool launch_sigmoid(SigmoidVariant variant, DType t, const void* x, void* y, std::size_t n,
-                    int sm_count, cudaStream_t stream);
+                    cudaStream_t stream);
 
 }  // namespace cubench

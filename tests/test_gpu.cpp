@@ -74,7 +74,7 @@ TEST(Kernels, SigmoidMatchesCpuForEveryVariantTypeAndOddSize) {
         fill_uniform(t, x.get(), n, env.fresh_seed(), -10.f, 10.f, env.stream());
         CUBENCH_CUDA(cudaMemsetAsync(y.get(), 0xff, y.bytes(), env.stream()));
         ASSERT_TRUE(
-            launch_sigmoid(variant, t, x.get(), y.get(), n, env.info().sm_count, env.stream()));
+            launch_sigmoid(variant, t, x.get(), y.get(), n, env.stream()));
         CUBENCH_CUDA_LAUNCHED();
         auto hx = download(x, env.stream()), hy = download(y, env.stream());
         double worst = 0;
@@ -87,7 +87,7 @@ TEST(Kernels, SigmoidMatchesCpuForEveryVariantTypeAndOddSize) {
         EXPECT_LE(worst, dtype_tolerance(t));
       }
   EXPECT_FALSE(
-      launch_sigmoid(SigmoidVariant::naive, DType::fp64, nullptr, nullptr, 1, 1, env.stream()));
+      launch_sigmoid(SigmoidVariant::naive, DType::fp64, nullptr, nullptr, 1, env.stream()));
 }
 
 TEST(Kernels, ReferenceGemmAgreesWithCpu) {
@@ -180,8 +180,7 @@ TEST(Harness, TimerMeasuresEventsAndTheSmClock) {
   double seconds = 0;
   for (int i = 0; i < 5; ++i) {
     timer.begin(i % 2 ? SampleTimer::Hold::queue_first : SampleTimer::Hold::none);
-    launch_sigmoid(SigmoidVariant::vectorized, DType::fp32, x.get(), y.get(), n,
-                   env.info().sm_count, env.stream());
+    launch_sigmoid(SigmoidVariant::vectorized, DType::fp32, x.get(), y.get(), n, env.stream());
     seconds = timer.end();
   }
   // 64Mi floats read and written from DRAM (cold L2): no faster than the memory's theoretical

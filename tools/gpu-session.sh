@@ -43,11 +43,13 @@ if [ "${WITH_TORCH:-1}" != 0 ] &&
               -DCMAKE_POLICY_VERSION_MINIMUM=3.5)
 fi
 # cudnn-frontend's headers (and nlohmann/json.hpp) travel in .carry/cudnn-fe (the GPU machine has
-# no Debian archive); cuDNN itself: the toolkit's, else the python wheel's (nvidia-cudnn-cu13).
+# no Debian archive). cuDNN: the python wheel's (nvidia-cudnn-cu13, 9.19 on 2026-12-04) where
+# there is one, the one LibTorch loads anyway (its RPATH would otherwise mix the system's 9.14
+# headers with the wheel's library); else the toolkit's or the system's.
 cudnn_args=()
 [ -d .carry/cudnn-fe/include ] && export CUBENCH_CUDNN_FRONTEND_ROOT=$PWD/.carry/cudnn-fe
-if [ ! -f "$root/include/cudnn_version.h" ] && [ ! -f /usr/include/cudnn_version.h ] &&
-   cudnn_dir=$(python3 -c 'import nvidia.cudnn,os;print(os.path.dirname(nvidia.cudnn.__file__))' 2>/dev/null); then
+if cudnn_dir=$(python3 -c 'import nvidia.cudnn,os;print(os.path.dirname(nvidia.cudnn.__file__))' 2>/dev/null) &&
+   [ -f "$cudnn_dir/include/cudnn_version.h" ]; then
   cudnn_args=("-DCUDNN_ROOT=$cudnn_dir")
 fi
 cmake --preset cuda-13.0 -DCUDAToolkit_ROOT="$root" "${torch_args[@]}" "${cudnn_args[@]}" >/tmp/configure.log 2>&1 ||
