@@ -48,7 +48,7 @@ fi
 # headers with the wheel's library); else the toolkit's or the system's.
 cudnn_args=()
 [ -d .carry/cudnn-fe/include ] && export CUBENCH_CUDNN_FRONTEND_ROOT=$PWD/.carry/cudnn-fe
-if cudnn_dir=$(python3 -c 'import nvidia.cudnn,os;print(os.path.dirname(nvidia.cudnn.__file__))' 2>/dev/null) &&
+if cudnn_dir=$(python3 -c 'import nvidia.cudnn;print(list(nvidia.cudnn.__path__)[0])' 2>/dev/null) &&
    [ -f "$cudnn_dir/include/cudnn_version.h" ]; then
   cudnn_args=("-DCUDNN_ROOT=$cudnn_dir")
 fi
