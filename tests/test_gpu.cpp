@@ -278,7 +278,7 @@ TEST(Contract, EveryFamilyDeclaresWhatItsSchemaNames) {
 TEST(Fixtures, EveryFamilyValidatesAtItsSmallestSize) {
   CUBENCH_REQUIRE_GPU();
   const auto smallest = smallest_of_each_variant(/*on_gpu=*/true);
-  ASSERT_GE(smallest.size(), 30u);
+  ASSERT_GE(smallest.size(), variants_narrowed() ? 1u : 30u);
   for (auto& [family, spec] : smallest) {
     SCOPED_TRACE(spec->name);
     Env env(0, case_seed(spec->name, Options{}.seed));
@@ -356,7 +356,7 @@ TEST(Fixtures, EveryFamilysCheckRejectsAPlantedFault) {
                 << std::string(e.what()).substr(0, 200) << "\n";
     }
   }
-  EXPECT_GE(caught, 10);
+  EXPECT_GE(caught, variants_narrowed() ? 1 : 10);
 }
 
 }  // namespace
