@@ -103,7 +103,7 @@ __global__ void rows_kernel(AttentionProblem p, const T* q, const T* k, const T*
       sq += rounding * rounding;
       abs_sum += fabs(term);
     }
-    const double allow = p.c_rand * sqrt(sq) + (eps + gamma) * abs_sum;
+    const double allow = p.c_rand * sqrt(sq) + (eps + gamma) * abs_sum + p.eta;
     out.o[slot * D + d] = o;
     out.o_allow[slot * D + d] = allow;
     o_row[d] = o;
@@ -165,7 +165,7 @@ __global__ void rows_kernel(AttentionProblem p, const T* q, const T* k, const T*
     }
     out.dq[slot * D + d] = p.scale * dq;
     out.dq_allow[slot * D + d] =
-        p.scale * (p.c_rand * sqrt(sq) + from_a + err_d * fabs(p_k) + gamma * abs_sum);
+        p.scale * (p.c_rand * sqrt(sq) + from_a + err_d * fabs(p_k) + gamma * abs_sum) + p.eta;
   }
 }
 
@@ -199,9 +199,9 @@ __global__ void columns_kernel(AttentionProblem p, const T* q, const T* d_o, Att
       v_abs += fabs(v_term);
     }
     dk[r * D + d] = p.scale * k_sum;
-    dk_allow[r * D + d] = p.scale * (p.c_rand * sqrt(k_sq) + k_from_a + gamma * k_abs);
+    dk_allow[r * D + d] = p.scale * (p.c_rand * sqrt(k_sq) + k_from_a + gamma * k_abs) + p.eta;
     dv[r * D + d] = v_sum;
-    dv_allow[r * D + d] = p.c_rand * sqrt(v_sq) + v_from_eps + gamma * v_abs;
+    dv_allow[r * D + d] = p.c_rand * sqrt(v_sq) + v_from_eps + gamma * v_abs + p.eta;
   }
 }
 

@@ -14,7 +14,8 @@
 // input type before their matrix products (each term off by at most u |term| + eta |factor|, the
 // errors independent, so c_rand times their root-sum-square: c_rand = 6 is about 10 standard
 // deviations, and above the worst case for up to 36 terms); D from the rounded O (its error
-// from O's allowance). docs/attention.md derives it.
+// from O's allowance); and eta for the output's own rounding where it is subnormal (fp16).
+// docs/attention.md derives it.
 #include <cuda_runtime.h>
 
 #include <cstdint>
