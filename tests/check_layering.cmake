@@ -1,6 +1,7 @@
 # The harness's layers, as the contract states them (fixtures/cubench.h): a benchmark file
-# includes the public headers only (fixtures/cubench.h, cubench_torch.h, cubench_nccl.h), never
-# fixtures/detail/; nothing in kernels/ includes fixtures/ (the harness builds on the kernels).
+# includes the public headers only (fixtures/cubench.h, cubench_torch.h, cubench_nccl.h,
+# cubench_cudnn.h), never fixtures/detail/; nothing in kernels/ includes fixtures/ (the harness
+# builds on the kernels).
 #   -DSOURCE_DIR=<repository root>
 file(GLOB_RECURSE benchmark_files "${SOURCE_DIR}/benchmarks/*.cpp" "${SOURCE_DIR}/benchmarks/*.h")
 file(GLOB kernel_files "${SOURCE_DIR}/kernels/*")
@@ -8,7 +9,7 @@ set(broken "")
 foreach(file IN LISTS benchmark_files)
   file(STRINGS "${file}" includes REGEX "^#include \"fixtures/")
   foreach(line IN LISTS includes)
-    if(NOT line MATCHES "^#include \"fixtures/cubench(_torch|_nccl)?\\.h\"")
+    if(NOT line MATCHES "^#include \"fixtures/cubench(_torch|_nccl|_cudnn)?\\.h\"")
       list(APPEND broken "${file}: ${line} (a benchmark includes fixtures/cubench*.h only)")
     endif()
   endforeach()
