@@ -10,12 +10,15 @@ for fp8), `sigmoid/torch/<dtype>/<n>/<cold|hot>/manual_time` is torch.sigmoid(x,
 is one torchvision ResNet-50 training step (SGD momentum 0.9, lr 0.1; amp_fp16 with GradScaler)
 with peak memory,
 `transformer_fwd/<mode>/sdpa/<batch>` is nn.Transformer's forward (python's layers use
-scaled_dot_product_attention) with peak memory from torch.cuda.max_memory_allocated.
+scaled_dot_product_attention) with peak memory from torch.cuda.max_memory_allocated,
+`torch/attention/<backend>/<pass>/<dtype>/<mask>/<head_dim>/<seq>` is F.scaled_dot_product_attention
+under sdpa_kernel(<backend>) as cubench's LibTorch rows of the same name (16384 tokens, width
+2048, Q K V (b, s, h, d) passed transposed; fwd_bwd adds torch.autograd.grad(O, (Q, K, V), dO)).
 
     python3 tools/torch_reference.py --filter gemm --repetitions 5 --out torch.json
 
 Flags and --out are checked before PyTorch is loaded or anything runs: a bad one is one line on
-stderr and status 2; no GPU for PyTorch is status 3.
+stderr and status 2; no GPU for PyTorch is status 3. --list needs no PyTorch.
 """
 import datetime
 import json
@@ -52,8 +55,13 @@ def parse_args(argv):
     return args
 
 
-def cases(torch):
-    dt = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+# cubench's torch/attention axes (benchmarks/attention.torch.cpp), in its order: the names match.
+ATTENTION_BACKENDS = ("flash", "efficient", "cudnn", "math")
+ATTENTION_SEQS = (512, 1024, 2048, 4096, 8192, 16384)
+ATTENTION_TOKENS, ATTENTION_WIDTH = 16384, 2048
+
+
+def cases():
     out = []
     shapes = [(n, n, n) for n in (1024, 2048, 4096, 8192, 16384)]
     shapes += [(8192, 12288, 4096), (8192, 11008, 4096), (8192, 4096, 11008)]
@@ -75,7 +83,20 @@ def cases(torch):
     for mode in ("inference", "train"):
         for batch in (32, 64, 128, 256):
             out.append((f"transformer_fwd/{mode}/sdpa/{batch}", "transformer", dict(train=mode == "train", batch=batch)))
-    return out, dt
+    for backend in ATTENTION_BACKENDS:
+        for pass_ in ("fwd", "fwd_bwd"):
+            for name in ("bf16", "fp16"):
+                for mask in ("causal", "full"):
+                    for d in (64, 128):
+                        for seq in ATTENTION_SEQS:
+                            out.append((f"torch/attention/{backend}/{pass_}/{name}/{mask}/{d}/{seq}", "attention",
+                                        dict(backend=backend, train=pass_ == "fwd_bwd", dtype=name,
+                                             causal=mask == "causal", d=d, seq=seq)))
+    return out
+
+
+def dtypes(torch):
+    return {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 
 
 def make_op(torch, dt, kind, a):
@@ -106,6 +127,8 @@ def make_op(torch, dt, kind, a):
         return resnet_step(torch, a), 0.0, 0.0
     if kind == "transformer":
         return transformer_forward(torch, a), 0.0, 0.0
+    if kind == "attention":
+        return attention(torch, dt, a)
     raise ValueError(kind)
 
 
@@ -153,6 +176,33 @@ def transformer_forward(torch, a):
     return forward
 
 
+def attention(torch, dt, a):
+    """cubench's torch/attention: Q, K, V stored (b, s, h, d), passed as (b, h, s, d) views; only
+    the named backend allowed while the case lives (op.close gives the switches back)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    torch.backends.cuda.matmul.allow_tf32 = False  # the math backend's fp32 matmuls, as cubench's
+    s, d = a["seq"], a["d"]
+    b, h = ATTENTION_TOKENS // s, ATTENTION_WIDTH // d
+    q, k, v, do = (torch.randn(b, s, h, d, device="cuda").to(dt[a["dtype"]]) for _ in range(4))
+    if a["train"]:
+        q, k, v = (t.requires_grad_() for t in (q, k, v))
+    backend = {"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION,
+               "cudnn": SDPBackend.CUDNN_ATTENTION, "math": SDPBackend.MATH}[a["backend"]]
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    causal, train = a["causal"], a["train"]
+
+    def op():
+        o = sdpa(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=causal)
+        if train:
+            torch.autograd.grad(o, (q, k, v), do.transpose(1, 2))
+    scope = sdpa_kernel(backend)
+    scope.__enter__()
+    op.close = lambda: scope.__exit__(None, None, None)
+    op.memory = True
+    flops = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0) * (3.5 if train else 1.0)
+    return op, flops, 0.0
+
+
 def time_case(torch, op, cold, repetitions, min_time, flush):
     for _ in range(3):  # warm-up: handles, heuristics, module load
         op()
@@ -185,17 +235,17 @@ def sm_clock(torch):
 
 def main(argv):
     args = parse_args(argv)
-    try:
-        import torch
-    except ImportError:
-        raise InputError("PyTorch is not installed for this python")
-    all_cases, dt = cases(torch)
-    selected = [c for c in all_cases if args.filter_regex.search(c[0] + "/manual_time")]
+    selected = [c for c in cases() if args.filter_regex.search(c[0] + "/manual_time")]
     if not selected:
         raise InputError(f"--filter '{args.filter}' matches no case (--list shows them)")
     if args.list:
         print("\n".join(c[0] + "/manual_time" for c in selected))
         return 0
+    try:
+        import torch
+    except ImportError:
+        raise InputError("PyTorch is not installed for this python")
+    dt = dtypes(torch)
     if not torch.cuda.is_available():
         return cli.fail(PROG, "no CUDA GPU visible to PyTorch", 3)
     props = torch.cuda.get_device_properties(0)
@@ -207,7 +257,7 @@ def main(argv):
     rows = []
     for name, kind, a in selected:
         full = name + "/manual_time"
-        flush = None
+        op = flush = None
         try:
             # Peaks as cubench's: only this case's model, inputs and workspaces counted, so the
             # flush buffer exists only for a cold case and earlier cases' cuBLAS workspaces
@@ -236,6 +286,7 @@ def main(argv):
             print(f"{full}: {type(e).__name__}: {e}", file=sys.stderr)
             continue
         finally:
+            getattr(op, "close", lambda: None)()  # what the case switched, switched back
             op = flush = None  # freed; the next case's empty_cache() gives the memory back
         times = []
         for i, (sec, iters, mhz) in enumerate(reps):
