@@ -29,7 +29,7 @@ struct GemmShape {
 
 class GemmShapeSearch {
  public:
-  static constexpr int kGrain = 256;                // every side is a multiple of it (mamf-finder's)
+  static constexpr int kGrain = 256;  // every side is a multiple of it (mamf-finder's)
   static constexpr int kLow = 1024, kHigh = 20480;  // every side within these
   static constexpr int kFirstStep = 2048;
 

@@ -33,8 +33,8 @@ TEST(GemmShapeSearch, FindsAPeakOffTheGridAndAsksEachShapeOnce) {
   GemmShapeSearch search;
   const std::vector<GemmShape> asked = search_all(search, rate);
   ASSERT_LT(asked.size(), 200u);
-  EXPECT_TRUE(search.best() == peak) << search.best().m << "x" << search.best().n << "x"
-                                      << search.best().k;
+  EXPECT_TRUE(search.best() == peak)
+      << search.best().m << "x" << search.best().n << "x" << search.best().k;
   EXPECT_EQ(search.shapes_that_ran(), int(asked.size()));
   // The grid first, smallest volume first; every shape on the 256 grain, within bounds, once.
   EXPECT_TRUE(asked.front() == (GemmShape{4096, 4096, 2048}));

@@ -91,10 +91,10 @@ TEST(Options, GpuOptionsBeyondTheVisibleGpusNameTheLimit) {
 
 TEST(Options, HelpGivesEachFlagOneLine) {
   const std::string help = options_help();
-  for (const char* flag : {"--cubench_device=N", "--cubench_gpus=N", "--cubench_seed=N",
-                           "--cubench_suite=S", "--cubench_max_noise=P", "--cubench_min_samples=N",
-                           "--cubench_min_time=S", "--cubench_timeout=S", "--cubench_busy_gpu=W",
-                           "--cubench_search_seconds=S"}) {
+  for (const char* flag :
+       {"--cubench_device=N", "--cubench_gpus=N", "--cubench_seed=N", "--cubench_suite=S",
+        "--cubench_max_noise=P", "--cubench_min_samples=N", "--cubench_min_time=S",
+        "--cubench_timeout=S", "--cubench_busy_gpu=W", "--cubench_search_seconds=S"}) {
     const auto at = help.find(std::string("\n  ") + flag);
     ASSERT_NE(at, std::string::npos) << flag;
     EXPECT_EQ(help.find(flag, at + 4), std::string::npos) << flag << " listed twice";
@@ -121,7 +121,8 @@ TEST(Options, SearchSecondsIsAPositiveNumber) {
     parse_options(a, nullptr, nullptr);
     FAIL() << "accepted --cubench_search_seconds=soon";
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()), "--cubench_search_seconds takes a positive number, got 'soon'");
+    EXPECT_EQ(std::string(e.what()),
+              "--cubench_search_seconds takes a positive number, got 'soon'");
   }
 }
 
