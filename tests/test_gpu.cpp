@@ -273,10 +273,19 @@ TEST(Contract, EveryFamilyDeclaresWhatItsSchemaNames) {
   }
 }
 
+// A family that searches in its set-up (gemm_peak) searches for --cubench_search_seconds, 60 s in
+// a run: here the checks are of what the search found, not of how far it got, so a short box.
+void bound_set_up_searches() {
+  Options o = options();
+  o.search_seconds = 0.5;
+  set_options(o);
+}
+
 // Every registered family (name without its sizes), at its smallest size: set-up, one run and
 // its validation must pass on the inputs a default run draws (the same seed).
 TEST(Fixtures, EveryFamilyValidatesAtItsSmallestSize) {
   CUBENCH_REQUIRE_GPU();
+  bound_set_up_searches();
   const auto smallest = smallest_of_each_variant(/*on_gpu=*/true);
   ASSERT_GE(smallest.size(), variants_narrowed() ? 1u : 30u);
   for (auto& [family, spec] : smallest) {
@@ -317,6 +326,7 @@ TEST(Fixtures, EveryFamilysCheckRejectsAPlantedFault) {
   CUBENCH_REQUIRE_GPU();
   // Families whose result is only "it ran" (launch/empty times launches of an empty kernel).
   const std::set<std::string> no_result = {"launch/empty"};
+  bound_set_up_searches();
   const auto smallest = smallest_of_each_variant(/*on_gpu=*/true);
   int caught = 0;
   for (auto& [family, spec] : smallest) {

@@ -91,15 +91,39 @@ TEST(Options, GpuOptionsBeyondTheVisibleGpusNameTheLimit) {
 
 TEST(Options, HelpGivesEachFlagOneLine) {
   const std::string help = options_help();
-  for (const char* flag : {"--cubench_device=N", "--cubench_gpus=N", "--cubench_seed=N",
-                           "--cubench_suite=S", "--cubench_max_noise=P", "--cubench_min_samples=N",
-                           "--cubench_min_time=S", "--cubench_timeout=S", "--cubench_busy_gpu=W"}) {
+  for (const char* flag :
+       {"--cubench_device=N", "--cubench_gpus=N", "--cubench_seed=N", "--cubench_suite=S",
+        "--cubench_max_noise=P", "--cubench_min_samples=N", "--cubench_min_time=S",
+        "--cubench_timeout=S", "--cubench_busy_gpu=W", "--cubench_search_seconds=S"}) {
     const auto at = help.find(std::string("\n  ") + flag);
     ASSERT_NE(at, std::string::npos) << flag;
     EXPECT_EQ(help.find(flag, at + 4), std::string::npos) << flag << " listed twice";
   }
-  // A heading, nine flags and the line on --benchmark_min_time.
-  EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), 11);
+  // A heading, ten flags and the line on --benchmark_min_time.
+  EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), 12);
+}
+
+// gemm_peak's time box: seconds, positive; a bad value is one line naming the flag.
+TEST(Options, SearchSecondsIsAPositiveNumber) {
+  std::vector<std::string> args = {"cubench"};
+  EXPECT_DOUBLE_EQ(parse_options(args, nullptr, nullptr).search_seconds, 60);
+  args = {"cubench", "--cubench_search_seconds=2.5"};
+  EXPECT_DOUBLE_EQ(parse_options(args, nullptr, nullptr).search_seconds, 2.5);
+  EXPECT_EQ(args.size(), 1u);
+  for (const char* bad : {"--cubench_search_seconds=0", "--cubench_search_seconds=-3",
+                          "--cubench_search_seconds=soon", "--cubench_search_seconds=inf",
+                          "--cubench_search_seconds="}) {
+    std::vector<std::string> a = {"cubench", bad};
+    EXPECT_THROW(parse_options(a, nullptr, nullptr), std::invalid_argument) << bad;
+  }
+  std::vector<std::string> a = {"cubench", "--cubench_search_seconds=soon"};
+  try {
+    parse_options(a, nullptr, nullptr);
+    FAIL() << "accepted --cubench_search_seconds=soon";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--cubench_search_seconds takes a positive number, got 'soon'");
+  }
 }
 
 TEST(Registry, FamilyDropsNumericSegments) {
