@@ -5,8 +5,9 @@
 //   dtype: fp32 (FP32 in/out, no tensor cores: engines with the TENSOR_CORE note deselected),
 //          tf32 (FP32 in/out, tensor cores allowed), fp16 and bf16 (16-bit in/out); FP32 compute
 //          for every dtype.
-// conv takes the heuristic's (mode A) first plan that builds; conv_autotune builds the first 8
-// and keeps the fastest (3 warm-up runs, then the median of 10, during set-up). Both leave out
+// conv takes the heuristic's first plan that builds (mode A's list, then the fallback list);
+// conv_autotune builds the first 8 that build and keeps the fastest (3 warm-up runs, then the
+// median of 10, during set-up). Both leave out
 // engines whose numerical notes break what a row claims (deselected_notes()): inputs converted
 // down, reduced-precision reductions, and FFT and Winograd, whose transforms make the error
 // norm-wise rather than a dot product's, which the check's bound is.
@@ -356,7 +357,9 @@ class LayerConv {
     }
     CUBENCH_CUDNN_FE(graph_->validate());
     CUBENCH_CUDNN_FE(graph_->build_operation_graph(handle));
-    CUBENCH_CUDNN_FE(graph_->create_execution_plans({fe::HeurMode_t::A}));
+    // Mode A's list, then the fallback list (as PyTorch does): an fp32 row still finds an FP32
+    // engine where mode A offers only tensor-core ones.
+    CUBENCH_CUDNN_FE(graph_->create_execution_plans({fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}));
     graph_->deselect_numeric_notes(deselected_notes(t_));
     CUBENCH_CUDNN_FE(graph_->check_support(handle));
     configs_ = graph_->get_execution_plan_count();
@@ -458,7 +461,7 @@ class Conv final : public BenchmarkCase {
       const LayerConv& l = *layers_.front();
       std::string label = l.engine();
       if (!autotune_)
-        return label + ", heuristic's first of " + std::to_string(l.configs()) + " configs";
+        return label + ", the heuristic's first of " + std::to_string(l.configs()) + " configs";
       label += ", autotuned: candidate " + std::to_string(l.chosen() + 1) + " of " +
                std::to_string(l.timed()) + " timed";
       if (l.chosen() > 0) label += " (" + percent_faster(l.first_seconds(), l.best_seconds()) + ")";
