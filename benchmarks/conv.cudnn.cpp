@@ -1,20 +1,24 @@
-// conv/<pass>/<dtype>/<layer> and conv_autotune/<pass>/<dtype>/<layer>: ResNet-50's convolutions
-// through cuDNN's graph API (cudnn-frontend), batch 256, NHWC activations and KRSC filters (what
-// PyTorch's channels_last runs).
+// conv/<pass>/<dtype>/<r>/<stride>/<c>/<k>/<hw>, conv_autotune/<same> and
+// conv_resnet50/<pass>/bf16: ResNet-50's convolutions through cuDNN's graph API (cudnn-frontend),
+// batch 256, NHWC activations and KRSC filters (what PyTorch's channels_last runs).
+//   r, stride, c, k, hw: one layer's shape (filter R = S, stride, in channels C, out channels K,
+//          input H = W; padding R/2), zipped over the 23 layers below, in the network's order:
+//          conv/fwd/bf16/3/2/128/128/56 is 3x3s2_128to128_56 (the label names it so).
 //   pass:  fwd (y = conv(x, w)), dgrad (dx from dy and w), wgrad (dw from dy and x)
 //   dtype: fp32 (FP32 in/out, no tensor cores: engines with the TENSOR_CORE note deselected),
 //          tf32 (FP32 in/out, tensor cores allowed), fp16 and bf16 (16-bit in/out); FP32 compute
 //          for every dtype.
 // conv takes the heuristic's first plan that builds (mode A's list, then the fallback list);
-// conv_autotune builds the first 8 that build and keeps the fastest (3 warm-up runs, then the
-// median of 10, during set-up). Both leave out
-// engines whose numerical notes break what a row claims (deselected_notes()): inputs converted
-// down, reduced-precision reductions, and FFT and Winograd, whose transforms make the error
-// norm-wise rather than a dot product's, which the check's bound is.
+// conv_autotune (fp16 and bf16 only: fp32 and tf32 autotuning adds little for 8 plans timed per
+// case) builds the first 8 that build and keeps the fastest (3 warm-up runs, then the median of
+// 10, during set-up). All leave out engines whose numerical notes break what a row claims
+// (deselected_notes()): inputs converted down, reduced-precision reductions, and FFT and
+// Winograd, whose transforms make the error norm-wise rather than a dot product's, which the
+// check's bound is.
 //
 // Layers: ResNet-50 v1.5 (torchvision: stride on the bottleneck's 3x3; benchmarks/models/
-// resnet50.cpp) at 224x224 has 53 convolutions of 23 distinct shapes. A layer is named
-// <R>x<S>[s<stride>]_<C>to<K>_<input H=W>; padding is R/2.
+// resnet50.cpp) at 224x224 has 53 convolutions of 23 distinct shapes. A layer is named (in labels
+// and messages) <R>x<S>[s<stride>]_<C>to<K>_<input H=W>; padding is R/2.
 //   layer                 where                                              count
 //   7x7s2_3to64_224       stem                                                 1
 //   1x1_64to64_56         layer1 block 1 reduce                                1
@@ -39,14 +43,17 @@
 //   1x1_512to2048_7       layer4 expand                                        3
 //   1x1_2048to512_7       layer4 blocks 2-3 reduce                             2
 //   3x3_512to512_7        layer4 blocks 2-3 3x3                                2
-// `resnet50`: one run is every convolution of the network for the pass, each layer as many times
-// as it occurs (53 for fwd and wgrad; 52 for dgrad, as training computes no gradient of the input
-// image), on one stream: the network's convolution time for that pass, to set against a training
-// step (resnet50_train). Its set-up builds (or autotunes) every layer's graph.
+// conv_resnet50: one run is every convolution of the network for the pass, each layer as many
+// times as it occurs (53 for fwd and wgrad; 52 for dgrad, as training computes no gradient of the
+// input image), on one stream, the heuristic's first plan for each: the network's convolution
+// time for that pass, to set against a training step (resnet50_train). bf16 only, the precision
+// of the step it is set against (amp_bf16). Not autotuned: conv_autotune per layer
+// (--cubench_suite=full) gives the autotuned numbers, and resnet50_train runs cuDNN's benchmark
+// mode. Its set-up builds every layer's graph.
 //
 // Model: 2*N*K*C*R*S*P*Q FLOPs per convolution, for every pass. Check: every element of the
 // output, poisoned before the checked run, against a direct convolution in fp64 on the device
-// (kernels/conv_reference.cu) from the same stored inputs, within conv_bound() (`resnet50`:
+// (kernels/conv_reference.cu) from the same stored inputs, within conv_bound() (conv_resnet50:
 // every layer, once); the worst element's error over its bound is `max_error_ratio`.
 #include <algorithm>
 #include <cmath>
@@ -68,7 +75,6 @@ namespace fe = cudnn_frontend;
 
 constexpr std::int64_t kBatch = 256;
 constexpr int kCandidates = 8;
-constexpr const char* kNetwork = "resnet50";
 
 struct Layer {
   const char* name;
@@ -413,10 +419,21 @@ class LayerConv {
   double first_seconds_ = 0, best_seconds_ = 0;
 };
 
+// A layer's convolution run `repeats` times in one run().
+struct Scheduled {
+  const Layer* layer;
+  int repeats;
+};
+
+// The layers one run() executes, one after another on one stream: one layer once (conv,
+// conv_autotune), or the whole network for the pass (conv_resnet50).
 class Conv final : public BenchmarkCase {
  public:
-  Conv(ConvPass pass, DType t, std::string layer, bool autotune)
-      : pass_(pass), t_(t), layer_(std::move(layer)), autotune_(autotune) {}
+  Conv(ConvPass pass, DType t, std::vector<Scheduled> schedule, bool autotune)
+      : pass_(pass), t_(t), schedule_(std::move(schedule)), autotune_(autotune) {
+    if (schedule_.empty()) throw Error("conv: no layer to run");
+    if (autotune_ && schedule_.size() != 1) throw Error("conv: autotuning is per layer");
+  }
 
   ~Conv() override {
     layers_.clear();  // plans before the handle they were built with
@@ -426,12 +443,10 @@ class Conv final : public BenchmarkCase {
   void setup(Env& env) override {
     CUBENCH_CUDNN(cudnnCreate(&handle_));
     CUBENCH_CUDNN(cudnnSetStream(handle_, env.stream()));
-    for (const Layer& l : kLayers) {
-      if (layer_ == kNetwork ? occurrences(l, pass_) == 0 : layer_ != l.name) continue;
-      layers_.push_back(std::make_unique<LayerConv>(l, pass_, t_));
+    for (const Scheduled& s : schedule_) {
+      layers_.push_back(std::make_unique<LayerConv>(*s.layer, pass_, t_));
       layers_.back()->setup(env, handle_, autotune_);
     }
-    if (layers_.empty()) throw Error("conv: unknown layer " + layer_);
     std::int64_t most = 1;
     for (const auto& l : layers_) most = std::max(most, l->workspace_bytes());
     workspace_ = env.alloc(std::size_t(most));
@@ -439,10 +454,11 @@ class Conv final : public BenchmarkCase {
   }
 
   void run(Env&) override {
-    for (const auto& l : layers_)
-      for (int i = 0; i < repeats(*l); ++i) l->execute(handle_, workspace_.get());
+    for (std::size_t i = 0; i < layers_.size(); ++i)
+      for (int r = 0; r < schedule_[i].repeats; ++r) layers_[i]->execute(handle_, workspace_.get());
   }
 
+  // Every layer once: a layer's repeats rewrite the same output from the same inputs.
   void validate(Env& env) override {
     max_error_ratio_ = 0;
     for (const auto& l : layers_) max_error_ratio_ = std::max(max_error_ratio_, l->check(env));
@@ -452,14 +468,15 @@ class Conv final : public BenchmarkCase {
 
   Work work() const override {
     double flops = 0;
-    for (const auto& l : layers_) flops += repeats(*l) * l->flops();
+    for (std::size_t i = 0; i < layers_.size(); ++i)
+      flops += schedule_[i].repeats * layers_[i]->flops();
     return {flops, t_, 0};
   }
 
   std::string label() const override {
     if (layers_.size() == 1) {
       const LayerConv& l = *layers_.front();
-      std::string label = l.engine();
+      std::string label = std::string(l.layer().name) + ", " + l.engine();
       if (!autotune_)
         return label + ", the heuristic's first of " + std::to_string(l.configs()) + " configs";
       label += ", autotuned: candidate " + std::to_string(l.chosen() + 1) + " of " +
@@ -468,19 +485,9 @@ class Conv final : public BenchmarkCase {
       return label;
     }
     int convolutions = 0;
-    for (const auto& l : layers_) convolutions += repeats(*l);
-    std::string label = std::to_string(layers_.size()) + " layers, " +
-                        std::to_string(convolutions) + " convolutions: ";
-    if (!autotune_) return label + "the heuristic's first plan for each";
-    int changed = 0;
-    double first = 0, best = 0;
-    for (const auto& l : layers_) {
-      changed += l->chosen() > 0;
-      first += repeats(*l) * l->first_seconds();
-      best += repeats(*l) * l->best_seconds();
-    }
-    return label + "autotuned, " + std::to_string(changed) +
-           " layers not on the heuristic's first (" + percent_faster(first, best) + " in all)";
+    for (const Scheduled& s : schedule_) convolutions += s.repeats;
+    return std::to_string(layers_.size()) + " layers, " + std::to_string(convolutions) +
+           " convolutions: the heuristic's first plan for each";
   }
 
   std::map<std::string, double> counters(double) const override {
@@ -488,10 +495,6 @@ class Conv final : public BenchmarkCase {
   }
 
  private:
-  int repeats(const LayerConv& l) const {
-    return layer_ == kNetwork ? occurrences(l.layer(), pass_) : 1;
-  }
-
   static std::string percent_faster(double first, double best) {
     char text[64];
     std::snprintf(text, sizeof text, "%.1f%% faster than the first",
@@ -501,7 +504,7 @@ class Conv final : public BenchmarkCase {
 
   ConvPass pass_;
   DType t_;
-  std::string layer_;
+  std::vector<Scheduled> schedule_;  // parallel to layers_
   bool autotune_;
   cudnnHandle_t handle_ = nullptr;
   std::vector<std::unique_ptr<LayerConv>> layers_;
@@ -509,52 +512,104 @@ class Conv final : public BenchmarkCase {
   double max_error_ratio_ = 0;
 };
 
-double size_of(const Point& p) {
-  const ConvPass pass = parse_pass(p.get_string("pass"));
-  const std::string& layer = p.get_string("layer");
-  double flops = 0;
+// The shape axes of conv and conv_autotune, zipped over kLayers (network order), in the order of
+// a layer's name: <R>x<S>[s<stride>]_<C>to<K>_<H=W>.
+std::vector<Axis> layer_axes() {
+  std::vector<std::int64_t> r, stride, c, k, hw;
+  for (const Layer& l : kLayers) {
+    r.push_back(l.r);
+    stride.push_back(l.stride);
+    c.push_back(l.c);
+    k.push_back(l.k);
+    hw.push_back(l.h);
+  }
+  return {int_axis("r", r), int_axis("stride", stride), int_axis("c", c), int_axis("k", k),
+          int_axis("hw", hw)};
+}
+
+const Layer& layer_at(const Point& p) {
   for (const Layer& l : kLayers)
-    if (layer == kNetwork)
-      flops += occurrences(l, pass) * conv_flops(shape_of(l));
-    else if (layer == l.name)
-      flops = conv_flops(shape_of(l));
+    if (l.r == p.get_int("r") && l.stride == p.get_int("stride") && l.c == p.get_int("c") &&
+        l.k == p.get_int("k") && l.h == p.get_int("hw"))
+      return l;
+  throw Error("conv: no ResNet-50 layer has this shape");
+}
+
+bool is_layer(const Point& p, const char* name) { return std::string(layer_at(p).name) == name; }
+
+// Every convolution of the network for `pass`, each as often as one training step runs it.
+std::vector<Scheduled> network_schedule(ConvPass pass) {
+  std::vector<Scheduled> schedule;
+  for (const Layer& l : kLayers)
+    if (occurrences(l, pass) > 0) schedule.push_back({&l, occurrences(l, pass)});
+  return schedule;
+}
+
+double schedule_flops(const std::vector<Scheduled>& schedule) {
+  double flops = 0;
+  for (const Scheduled& s : schedule) flops += s.repeats * conv_flops(shape_of(*s.layer));
   return flops;
 }
 
+CounterDef max_error_ratio() {
+  return {"max_error_ratio", "", Better::lower,
+          "worst element's error over its bound (conv_bound); above 1 fails the check"};
+}
+
 void register_conv() {
-  std::vector<std::string> layers;
-  for (const Layer& l : kLayers) layers.push_back(l.name);
-  layers.push_back(kNetwork);
-  for (bool autotune : {false, true})
-    Family(autotune ? "conv_autotune" : "conv",
-           autotune ? "ResNet-50's convolutions through cuDNN, the fastest of the heuristic's top 8"
-                    : "ResNet-50's convolutions through cuDNN, the heuristic's first plan")
-        .axis(string_axis("pass", {"fwd", "dgrad", "wgrad"}))
-        .axis(dtype_axis({DType::fp16, DType::bf16, DType::tf32, DType::fp32}))
-        .axis(string_axis("layer", layers))
-        .counter({"max_error_ratio", "", Better::lower,
-                  "worst element's error over its bound (conv_bound); above 1 fails the check"})
+  // No size axis: the layers are the network's, not a curve along one dimension.
+  for (bool autotune : {false, true}) {
+    // Autotuning times 8 plans per case during set-up; in fp32 and tf32 it adds little.
+    const std::vector<DType> dtypes =
+        autotune ? std::vector<DType>{DType::fp16, DType::bf16}
+                 : std::vector<DType>{DType::fp16, DType::bf16, DType::tf32, DType::fp32};
+    Family family(autotune ? "conv_autotune" : "conv",
+                  autotune ? "A ResNet-50 convolution through cuDNN, the fastest of the "
+                             "heuristic's top 8"
+                           : "A ResNet-50 convolution through cuDNN, the heuristic's first plan");
+    family.axis(string_axis("pass", {"fwd", "dgrad", "wgrad"})).axis(dtype_axis(dtypes));
+    for (Axis& a : layer_axes()) family.axis(std::move(a));
+    family.zip({"r", "stride", "c", "k", "hw"})
+        .counter(max_error_ratio())
         .main_counter("TFLOPS")
         // Default run: the stem, a 3x3 and its strided form, and the most frequent 1x1, forward
-        // in bf16 and fp32; the whole network in bf16 for each pass. Autotuning (8 plans timed
-        // per layer): bf16 forward of a 3x3 and a 1x1.
+        // in bf16 and fp32. Autotuning (8 plans timed per case): bf16 forward of a 3x3 and a 1x1.
         .default_suite([autotune](const Point& p) {
-          const std::string& layer = p.get_string("layer");
           const bool bf16 = p.get_dtype() == DType::bf16, fwd = p.get_string("pass") == "fwd";
           if (autotune)
-            return bf16 && fwd && (layer == "3x3_64to64_56" || layer == "1x1_1024to256_14");
-          if (layer == kNetwork) return bf16;
+            return bf16 && fwd && (is_layer(p, "3x3_64to64_56") || is_layer(p, "1x1_1024to256_14"));
           return fwd && (bf16 || p.get_dtype() == DType::fp32) &&
-                 (layer == "7x7s2_3to64_224" || layer == "3x3_64to64_56" ||
-                  layer == "3x3s2_256to256_28" || layer == "1x1_1024to256_14");
+                 (is_layer(p, "7x7s2_3to64_224") || is_layer(p, "3x3_64to64_56") ||
+                  is_layer(p, "3x3s2_256to256_28") || is_layer(p, "1x1_1024to256_14"));
         })
         .sampling(Sampling::launches_only())
-        .size(size_of)
+        .size([](const Point& p) { return conv_flops(shape_of(layer_at(p))); })
         .make([autotune](const Point& p) {
           return std::make_unique<Conv>(parse_pass(p.get_string("pass")), p.get_dtype(),
-                                        p.get_string("layer"), autotune);
+                                        std::vector<Scheduled>{{&layer_at(p), 1}}, autotune);
         })
         .add();
+  }
+
+  // The whole network, per pass, in bf16: the precision of the training step it is set against
+  // (resnet50_train's amp_bf16). No autotuned row: conv_autotune's layers (full suite) give the
+  // autotuned numbers, and resnet50_train runs cuDNN's benchmark mode.
+  Family("conv_resnet50",
+         "Every ResNet-50 convolution of one training step's pass through cuDNN, the heuristic's "
+         "first plan for each")
+      .axis(string_axis("pass", {"fwd", "dgrad", "wgrad"}))
+      .axis(dtype_axis({DType::bf16}))
+      .counter(max_error_ratio())
+      .main_counter("TFLOPS")
+      .sampling(Sampling::launches_only())
+      .size([](const Point& p) {
+        return schedule_flops(network_schedule(parse_pass(p.get_string("pass"))));
+      })
+      .make([](const Point& p) {
+        const ConvPass pass = parse_pass(p.get_string("pass"));
+        return std::make_unique<Conv>(pass, p.get_dtype(), network_schedule(pass), false);
+      })
+      .add();
 }
 CUBENCH_REGISTER(register_conv);
 
