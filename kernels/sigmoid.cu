@@ -2,12 +2,11 @@
 #include "kernels/sigmoid.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace cubench {
 namespace {
 
-constexpr int kThreads = 256;  // the naive kernel's block
+constexpr int kThreads = 256;
 
 // Fast intrinsics: __expf is a few ulp (2 + 1.16|x|) and __fdividef 2 ulp, inside fp32's 1e-5
 // tolerance, and together two MUFU operations per element, which keeps even the 8-elements-per-
@@ -22,63 +21,34 @@ __global__ void sigmoid_naive(const T* x, T* y, std::size_t n) {
   if (i < n) y[i] = from_float<T>(sigmoidf(to_float(x[i])));
 }
 
-// One pass, one 16-byte vector per thread, the grid covering the array once. Measured on the H200
-// (docs/results/h200/issue17/): fp32 at 256Mi, the earlier grid-stride kernel (capped grid, 4
-// vectors in flight per thread) ran 540 us against the copy's 504-510 us; one pass with 1, 2, 4
-// and 8 vectors per thread ran 517-522, 543-554, 546-559 and 539-551 us: the most blocks, each
-// thread the least work, is what keeps the memory system as busy as a copy kernel does.
-template <typename T, int kBlock, bool kStreaming>
-__global__ void __launch_bounds__(kBlock) sigmoid_vectorized(const T* x, T* y, std::size_t n) {
+// One pass, one 16-byte vector per thread, blocks of 256, the grid covering the array once, plain
+// loads and stores. Measured on the H200 (docs/results/h200/issue17/), fp32 at 256Mi against the
+// device-to-device copy's 505 us: the earlier grid-stride kernel (grid capped at 32 blocks per SM,
+// 4 vectors in flight per thread) 540 us; one pass with 1, 2, 4 and 8 vectors per thread 517-522,
+// 543-554, 546-559 and 539-551 us (streaming hints on); at one vector, blocks of 1024 525-545 us;
+// the same without the streaming hints (__ldcs/__stcs) 502 us, the copy's rate; fp16 and bf16
+// likewise (253 us against the copy's 256). Why the hints cost 3% here was not looked into.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) sigmoid_vectorized(const T* x, T* y, std::size_t n) {
   constexpr int kPerVec = 16 / sizeof(T);
   union Vec {
     uint4 raw;
     T v[kPerVec];
   };
   const std::size_t vectors = n / kPerVec;
-  const std::size_t i = blockIdx.x * std::size_t(kBlock) + threadIdx.x;
+  const std::size_t i = blockIdx.x * std::size_t(kThreads) + threadIdx.x;
   if (i < vectors) {
-    const uint4* xv = reinterpret_cast<const uint4*>(x) + i;
-    uint4* yv = reinterpret_cast<uint4*>(y) + i;
     Vec in, out;
-    in.raw = kStreaming ? __ldcs(xv) : *xv;
+    in.raw = reinterpret_cast<const uint4*>(x)[i];
 #pragma unroll
     for (int e = 0; e < kPerVec; ++e) out.v[e] = from_float<T>(sigmoidf(to_float(in.v[e])));
-    if (kStreaming)
-      __stcs(yv, out.raw);
-    else
-      *yv = out.raw;
+    reinterpret_cast<uint4*>(y)[i] = out.raw;
   }
   // The tail that does not fill a vector: the first threads of block 0.
   if (blockIdx.x == 0 && threadIdx.x < n - vectors * kPerVec) {
     const std::size_t t = vectors * kPerVec + threadIdx.x;
     y[t] = from_float<T>(sigmoidf(to_float(x[t])));
   }
-}
-
-template <typename T, int kBlock, bool kStreaming>
-void launch_vectorized_with(const T* x, T* y, std::size_t n, cudaStream_t stream) {
-  const std::size_t vectors = n / (16 / sizeof(T));
-  const std::size_t grid = std::max<std::size_t>(1, (vectors + kBlock - 1) / kBlock);
-  sigmoid_vectorized<T, kBlock, kStreaming><<<grid, kBlock, 0, stream>>>(x, y, n);
-}
-
-template <typename T>
-void launch_vectorized(const T* x, T* y, std::size_t n, cudaStream_t stream) {
-  // PROBE ONLY (not committed): block size and cache hints from the environment.
-  const char* b = std::getenv("CUBENCH_SIGMOID_BLOCK");
-  const char* c = std::getenv("CUBENCH_SIGMOID_STREAMING");
-  const int block = b ? std::atoi(b) : 256;
-  const bool streaming = c ? std::atoi(c) != 0 : true;
-  if (streaming) {
-    if (block == 128) return launch_vectorized_with<T, 128, true>(x, y, n, stream);
-    if (block == 512) return launch_vectorized_with<T, 512, true>(x, y, n, stream);
-    if (block == 1024) return launch_vectorized_with<T, 1024, true>(x, y, n, stream);
-    return launch_vectorized_with<T, 256, true>(x, y, n, stream);
-  }
-  if (block == 128) return launch_vectorized_with<T, 128, false>(x, y, n, stream);
-  if (block == 512) return launch_vectorized_with<T, 512, false>(x, y, n, stream);
-  if (block == 1024) return launch_vectorized_with<T, 1024, false>(x, y, n, stream);
-  return launch_vectorized_with<T, 256, false>(x, y, n, stream);
 }
 
 }  // namespace
@@ -98,7 +68,9 @@ bool launch_sigmoid(SigmoidVariant variant, DType t, const void* x, void* y, std
     if (variant == SigmoidVariant::naive) {
       sigmoid_naive<T><<<(n + kThreads - 1) / kThreads, kThreads, 0, stream>>>(in, out, n);
     } else {
-      launch_vectorized<T>(in, out, n, stream);
+      const std::size_t vectors = n / (16 / sizeof(T));
+      const std::size_t grid = std::max<std::size_t>(1, (vectors + kThreads - 1) / kThreads);
+      sigmoid_vectorized<T><<<grid, kThreads, 0, stream>>>(in, out, n);
     }
   };
   if (t == DType::fp32) launch(float{});
