@@ -29,7 +29,7 @@ state=${CUBENCH_APT_STATE:-/var/lib/cubench/apt}
 if ! ls "$state"/bookworm/lists/*_Packages* >/dev/null 2>&1; then
   state=$tmp/state
   out=$(CUBENCH_APT_STATE=$state CUBENCH_APT_STATE_WRITABLE=1 "$script" --dry-run --from-scratch 2>&1)
-  if echo "$out" | grep -q "apt-get update of .* failed"; then
+  if grep -q "apt-get update of .* failed" <<<"$out"; then
     echo "$out" | tail -5; skip "cannot fetch Debian 12's package lists (no network to the archive?)"
   fi
 fi
@@ -38,7 +38,7 @@ if ! ls "$state"/trixie/lists/*_Packages* >/dev/null 2>&1; then
   if [ "$state" != "$tmp/state" ]; then mkdir -p "$tmp/state" && ln -s "$state/bookworm" "$tmp/state/bookworm"; fi
   state=$tmp/state
   out=$(CUBENCH_APT_STATE=$state CUBENCH_APT_STATE_WRITABLE=1 "$script" --dry-run --from-scratch --cuda-12.4 2>&1)
-  if echo "$out" | grep -q "apt-get update of .* failed"; then
+  if grep -q "apt-get update of .* failed" <<<"$out"; then
     echo "$out" | tail -5; skip "cannot fetch Debian 13's package lists (no network to the archive?)"
   fi
 fi
@@ -72,6 +72,9 @@ refused "11.8 inside 12.4" CUBENCH_CUDA118_ROOT="$tmp/ours/11.8" CUBENCH_CUDA124
 keep" ] || bad "a refused CUBENCH_CUDA118_ROOT or CUBENCH_CUDA124_ROOT was changed"
 echo "CUBENCH_CUDA118_ROOT, CUBENCH_CUDA124_ROOT: a folder not made by install-deps, a file, a relative path, / and overlapping folders refused"
 
+# Searches read here-strings, not `echo | grep -q`: under pipefail grep's early exit can fail the
+# echo with SIGPIPE (a plan of 500 names is written in several pieces), which read as "missing".
+
 # Independent of the script's own pattern: any libcuda<digit|-|.>, libnvidia-*.
 driver_re='^(libcuda([0-9.-]|$)|libnvidia-)'
 
@@ -91,14 +94,14 @@ check() {
   plan=$(sed -n 's/^install-deps: apt would install [0-9]* packages: *//p' "$log" | tr ' ' '\n' | grep -v '^$')
   [ "$(echo "$plan" | grep -c .)" -gt 50 ] || bad "$name: apt's plan is (nearly) empty: not a from-scratch plan"
   local p v said=""
-  for p in $want_plan; do echo "$plan" | grep -qx "$p" || bad "$name: $p missing from apt's plan"; done
+  for p in $want_plan; do grep -qx "$p" <<<"$plan" || bad "$name: $p missing from apt's plan"; done
   local drivers; drivers=$(echo "$plan" | grep -E "$driver_re")
   [ -z "$drivers" ] || bad "$name: driver libraries in apt's plan: $(echo $drivers)"
   for v in 11.8 12.4; do
     dl=$(downloads "$log" "$v")
     if [ -n "${want_dl[$v]}" ]; then
       [ -n "$dl" ] || bad "$name: no CUDA $v download list"
-      for p in ${want_dl[$v]}; do echo "$dl" | grep -qx "$p" || bad "$name: $p missing from the CUDA $v download list"; done
+      for p in ${want_dl[$v]}; do grep -qx "$p" <<<"$dl" || bad "$name: $p missing from the CUDA $v download list"; done
       drivers=$(echo "$dl" | grep -E "$driver_re")
       [ -z "$drivers" ] || bad "$name: driver libraries in the CUDA $v download list: $(echo $drivers)"
       said+=", $(echo "$dl" | grep -c .) to download for CUDA $v"
