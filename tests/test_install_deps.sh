@@ -147,7 +147,7 @@ wait
     rc=0
     CUBENCH_TOOLKIT_DEBS_ADD=libcuda1 "$script" --dry-run --from-scratch --cuda-$v >"$tmp/control-$v.log" 2>&1 || rc=$?
     if [ "$rc" = 1 ] && grep -q "refusing: the CUDA $v download list holds driver libraries: libcuda1$" "$tmp/control-$v.log" &&
-       downloads "$tmp/control-$v.log" "$v" | grep -qx nvidia-cuda-toolkit; then
+       grep -qx nvidia-cuda-toolkit <<<"$(downloads "$tmp/control-$v.log" "$v")"; then
       echo "control: libcuda1 in the CUDA $v download list: refused"
     else
       bad "control: install-deps did not refuse libcuda1 in the CUDA $v download list (exit $rc)"; tail -3 "$tmp/control-$v.log"
