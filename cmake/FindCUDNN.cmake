@@ -65,7 +65,7 @@ if(CUDNN_INCLUDE_DIR AND CUDNN_LIBRARY)
   if(_cudnn_usable AND NOT (CUDNN_FRONTEND_INCLUDE_DIR AND CUDNN_JSON_INCLUDE_DIR))
     set(_cudnn_usable FALSE)
     string(CONCAT CUDNN_NOT_USED "cuDNN ${CUDNN_VERSION} found, but not cudnn-frontend and "
-                  "nlohmann/json.hpp (tools/install-deps --cudnn-frontend; or set CUDNN_FRONTEND_ROOT)")
+                  "nlohmann/json.hpp (tools/install-deps unpacks them; or set CUDNN_FRONTEND_ROOT)")
   endif()
 endif()
 

@@ -8,7 +8,8 @@
 # Controls show the check can fail: Debian's nvidia-cuda-toolkit through apt's resolver pulls
 # libcuda1, and libcuda1 added to a toolkit's download list: the script must refuse both.
 # CUBENCH_CUDA118_ROOT or CUBENCH_CUDA124_ROOT naming a folder the script did not make is refused,
-# and left as it was; so are the two naming the same folder (or one inside the other).
+# and left as it was; so are the two naming the same folder (or one inside the other), and
+# CUBENCH_CUDNN_FRONTEND_ROOT naming a toolkit's.
 # Exit 0 passed, 1 failed, 77 skipped (no apt, or Debian's archive out of reach), saying why.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -68,6 +69,8 @@ done
 refused "the same folder for both" CUBENCH_CUDA118_ROOT="$tmp/ours" CUBENCH_CUDA124_ROOT="$tmp/ours/"
 refused "12.4 inside 11.8" CUBENCH_CUDA118_ROOT="$tmp/new" CUBENCH_CUDA124_ROOT="$tmp/new/12.4"
 refused "11.8 inside 12.4" CUBENCH_CUDA118_ROOT="$tmp/ours/11.8" CUBENCH_CUDA124_ROOT="$tmp/ours"
+refused "cudnn-frontend in 11.8's folder" CUBENCH_CUDA118_ROOT="$tmp/ours" CUBENCH_CUDNN_FRONTEND_ROOT="$tmp/ours/"
+refused "12.4 inside cudnn-frontend's folder" CUBENCH_CUDA124_ROOT="$tmp/new/12.4" CUBENCH_CUDNN_FRONTEND_ROOT="$tmp/new"
 [ "$(cat "$tmp/not-ours/keep" "$tmp/a-file")" = "keep
 keep" ] || bad "a refused CUBENCH_CUDA118_ROOT or CUBENCH_CUDA124_ROOT was changed"
 echo "CUBENCH_CUDA118_ROOT, CUBENCH_CUDA124_ROOT: a folder not made by install-deps, a file, a relative path, / and overlapping folders refused"
