@@ -20,3 +20,19 @@ function(cubench_cuda_toolkit_of path var)
   endwhile()
   set(${var} "${found}" PARENT_SCOPE)
 endfunction()
+
+# cubench_in_other_toolkit(VAR WHAT PATH...): sets VAR to one line saying which of the PATHs (a
+# library's file, its include folder) lies in another CUDA toolkit's folder than the build's
+# (CUDAToolkit_BIN_DIR's), or to "" where none does. WHAT names it in that line ("NCCL 2.28.9").
+# FindNCCL and FindCUDNN pass such a library over.
+function(cubench_in_other_toolkit var what)
+  cubench_cuda_toolkit_of("${CUDAToolkit_BIN_DIR}/nvcc" ours)
+  set(why "")
+  foreach(path IN LISTS ARGN)
+    cubench_cuda_toolkit_of("${path}" theirs)
+    if(NOT why AND theirs AND NOT theirs STREQUAL ours)
+      set(why "${what} at ${path} belongs to the CUDA toolkit at ${theirs}, not to this build's (${ours})")
+    endif()
+  endforeach()
+  set(${var} "${why}" PARENT_SCOPE)
+endfunction()
