@@ -1,0 +1,355 @@
+// resnet50_infer/<precision>/<format>/<mode>/<batch>: one forward of ResNet-50 v1.5
+// (benchmarks/models/resnet50.h) in eval mode under InferenceMode, 224x224 images, 1000 classes,
+// on a random batch made on the device, with the C++ frontend.
+//   precision: fp32 (TF32 off in cuBLAS and cuDNN), tf32 (TF32 allowed in both), fp16 and bf16
+//              (the model and the input converted to that type, as Python's model.half() or
+//              .to(torch.bfloat16): no autocast); format: nchw or channels_last;
+//   mode: eager, or graph (the forward captured once in a CUDA graph on a static input and
+//         replayed); batch 1, 8, 64, 256.
+// cpu/resnet50_infer/fp32/nchw/eager/1: the same forward on the CPU (host clock).
+// cuDNN benchmark mode is on; its autotuning happens in the first forward.
+// Work: resnet50_forward_flops(224, 1000) per image. Counters: images_per_s; first_forward_ms,
+// the first forward after the model is built and moved, host clock with a sync on either side
+// (cuDNN's autotuning and the kernels' loading included: what a user waits for), taken in set-up
+// before any warm-up — the harness's own first_call_ms is the first timed run after set-up, a
+// graph replay in graph mode; the caching allocator's peaks (peak_allocated_bytes, ...) from the
+// check on; logits_rel_error and, in graph mode, graph_rel_error.
+// Check, once per configuration: a reference model with the same weights (the ones under test,
+// converted up: the weights' rounding is the model's, not an error) runs the same images in fp32
+// with TF32 off, or for fp32 itself in float64 on the first two images; the network's part of the
+// logits (the logits less the classifier's bias, an exact add that would only dilute the error)
+// must match it within a relative L2 error bound per precision (logits_tolerance()) and be
+// finite. Graph mode: the replay's logits must also equal an eager forward's on the same input
+// (relative L2 within graph_tolerance(): the same kernels on the same data). plant_fault negates
+// the classifier's weight after the reference ran, for the forward under test only.
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "benchmarks/models/resnet50.h"
+#include "fixtures/cubench_torch.h"
+
+#if CUBENCH_TORCH_CUDA
+#include <ATen/cuda/CUDAGraph.h>
+#endif
+
+namespace cubench {
+namespace {
+
+constexpr int64_t kResolution = 224, kClasses = 1000;
+// fp32's float64 reference runs on this many images of the batch.
+constexpr int64_t kFloat64Images = 2;
+
+enum class Precision { fp32, tf32, fp16, bf16 };
+
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::fp32:
+      return "fp32";
+    case Precision::tf32:
+      return "tf32";
+    case Precision::fp16:
+      return "fp16";
+    case Precision::bf16:
+      return "bf16";
+  }
+  return "?";
+}
+
+torch::Dtype dtype_of(Precision p) {
+  return p == Precision::fp16   ? torch::kHalf
+         : p == Precision::bf16 ? torch::kBFloat16
+                                : torch::kFloat;
+}
+
+// Relative L2 error of the logits (less the bias) against the reference. fp32 against float64:
+// the same arithmetic in another order (8.3e-7 measured on the CPU); 1e-3 leaves room for cuDNN's
+// Winograd and FFT algorithms (benchmark mode may pick them) while a wrong layer is off by order
+// 1. TF32 and fp16 round every convolution's operands to 10 explicit bits (unit roundoff 2^-11 =
+// 4.9e-4), fp16 its stored activations too; bf16 to 7 (2^-8 = 3.9e-3). On the CPU (LibTorch
+// 1.13, oneDNN's bf16 convolutions accumulating in fp32, 224x224, three seeds) bf16 was off by
+// 4.7-4.9e-3, its weights' own rounding included: about the unit roundoff, the rounding errors of
+// 53 layers adding up as a random walk and shrinking through the network. The bounds are 10x the
+// unit roundoff scaled the same way — 1e-2 for tf32 and fp16 (20x their 4.9e-4: cuDNN's fp16
+// algorithms may round more often than oneDNN), 5e-2 for bf16 — and far under a wrong result's
+// order-1 error (the planted fault gives 2). The H200's figures are each row's logits_rel_error.
+double logits_tolerance(Precision p) {
+  switch (p) {
+    case Precision::fp32:
+      return 1e-3;
+    case Precision::tf32:
+    case Precision::fp16:
+      return 1e-2;
+    case Precision::bf16:
+      return 5e-2;
+  }
+  return 0;
+}
+
+// A replay runs the kernels the eager forward chose on the same data: equal, bit for bit, is
+// expected; a unit roundoff of the type allows an algorithm that differs without making a stale
+// or wrong output (off by order 1) pass.
+double graph_tolerance(Precision p) {
+  return p == Precision::bf16 ? 4e-3 : p == Precision::fp32 ? 6e-8 : 5e-4;
+}
+
+struct Config {
+  Precision precision;
+  bool channels_last, graph;
+  int64_t batch;
+};
+
+double relative_l2(const torch::Tensor& got, const torch::Tensor& want) {
+  const auto w = want.to(torch::kDouble);
+  const double norm = w.norm().item<double>();
+  return (got.to(torch::kDouble) - w).norm().item<double>() / (norm > 0 ? norm : 1.0);
+}
+
+// One class for the CPU and the GPU (TorchPlace says where). On the GPU LibTorch works on the
+// benchmark's own stream, so the harness's events time it.
+class ResNetInfer final : public BenchmarkCase {
+ public:
+  explicit ResNetInfer(Config c) : c_(c) {}
+
+  void setup(Env& env) override {
+    place_.bind(env);
+    auto guard = place_.use();
+    seed_torch(env.fresh_seed());
+    if (place_.on_gpu()) {
+      torch_compat::allow_tf32(c_.precision == Precision::tf32);
+      torch_compat::cudnn_benchmark(true);
+    }
+    model_ = ResNet50(kClasses);
+    model_->eval();
+    model_->to(place_.device());
+    model_->to(dtype_of(c_.precision));
+    auto images = torch::randn({c_.batch, 3, kResolution, kResolution},
+                               torch::TensorOptions().device(place_.device()));
+    if (c_.channels_last) {
+      images = images.contiguous(torch::MemoryFormat::ChannelsLast);
+      for (auto& p : model_->parameters())
+        if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
+    }
+    images_ = images.to(dtype_of(c_.precision));
+    sync(env);
+    const auto start = std::chrono::steady_clock::now();
+    forward();
+    sync(env);
+    first_forward_ms_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (c_.graph) capture(env);
+  }
+
+  void run(Env&) override {
+    auto guard = place_.use();
+#if CUBENCH_TORCH_CUDA
+    if (graph_) {
+      graph_->replay();
+      return;
+    }
+#endif
+    forward();
+  }
+
+  void validate(Env&) override {
+    auto guard = place_.use();
+    check();
+    // The peaks counted are the forwards', not the check's.
+    place_.restart_memory_peaks(c_.graph ? LibraryWorkspaces::keep : LibraryWorkspaces::release);
+  }
+
+  // The checks' own test: the classifier's weight is negated (and put back) around the forward
+  // under test, after the reference ran; a graph replays it too, as its weights are the model's.
+  std::string plant_fault(Env&) override {
+    fault_armed_ = true;
+    return "the fc weight negated for the forward under test";
+  }
+
+  Work work() const override {
+    return {resnet50_forward_flops(kResolution, kClasses) * double(c_.batch), std::nullopt, 0};
+  }
+
+  std::map<std::string, double> counters(double seconds) const override {
+    std::map<std::string, double> c = place_.memory_counters();
+    c["images_per_s"] = double(c_.batch) / seconds;
+    c["first_forward_ms"] = first_forward_ms_;
+    c["logits_rel_error"] = logits_error_;
+    if (c_.graph) c["graph_rel_error"] = graph_error_;
+    return c;
+  }
+
+  std::string label() const override {
+    return std::string("LibTorch ") + torch_compat::version() + place_.where() +
+           (c_.graph ? ", CUDA graph replay" : "");
+  }
+
+ private:
+  // The check described at the top of the file.
+  void check() {
+    const torch::Tensor reference = reference_logits();
+    torch::Tensor got = logits_under_test();
+    const torch::Tensor bias = model_->fc->bias.detach().to(torch::kDouble);
+    if (!torch::isfinite(got).all().item<bool>())
+      throw ValidationError("the logits are not all finite");
+    if (c_.precision == Precision::fp32) got = got.narrow(0, 0, reference.size(0));
+    logits_error_ = relative_l2(got.to(torch::kDouble) - bias, reference.to(torch::kDouble) - bias);
+    if (!(logits_error_ <= logits_tolerance(c_.precision)))
+      throw ValidationError(std::string("logits (less the fc bias) against ") +
+                            (c_.precision == Precision::fp32 ? "a float64" : "an fp32 (TF32 off)") +
+                            " forward of the same weights: relative L2 error " +
+                            std::to_string(logits_error_) + " (bound " +
+                            std::to_string(logits_tolerance(c_.precision)) + " for " +
+                            precision_name(c_.precision) + ")");
+  }
+
+  torch::Tensor forward() {
+    c10::InferenceMode inference;
+    return model_->forward(images_);
+  }
+
+  void sync([[maybe_unused]] Env& env) const {
+#if CUBENCH_TORCH_CUDA
+    if (place_.on_gpu()) CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+#endif
+  }
+
+  // Two more eager forwards (the allocator's blocks, cuBLAS's workspace), then one forward
+  // captured in a new graph; its logits live in the graph's pool and each replay rewrites them.
+  void capture([[maybe_unused]] Env& env) {
+#if CUBENCH_TORCH_CUDA
+    for (int i = 0; i < 2; ++i) forward();
+    sync(env);
+    graph_ = std::make_unique<at::cuda::CUDAGraph>();
+    graph_->capture_begin();
+    graph_logits_ = forward();
+    graph_->capture_end();
+#else
+    throw Error("a CUDA graph needs CUDA LibTorch");
+#endif
+  }
+
+  // The model's weights and buffers, converted to fp32 (float64 for fp32, on the first images),
+  // run in NCHW with TF32 off and cuDNN's heuristics (no autotuning of a model used once).
+  torch::Tensor reference_logits() {
+    const bool float64 = c_.precision == Precision::fp32;
+    const auto type = float64 ? torch::kDouble : torch::kFloat;
+    ResNet50 reference(kClasses);
+    reference->eval();
+    reference->to(place_.device(), type);
+    {
+      torch::NoGradGuard no_grad;
+      const auto from = model_->parameters(), to = reference->parameters();
+      for (std::size_t i = 0; i < to.size(); ++i) to[i].copy_(from[i]);
+      const auto from_buffers = model_->buffers(), to_buffers = reference->buffers();
+      for (std::size_t i = 0; i < to_buffers.size(); ++i) to_buffers[i].copy_(from_buffers[i]);
+    }
+    auto images = images_.to(type).contiguous();
+    if (float64) images = images.narrow(0, 0, std::min(c_.batch, kFloat64Images));
+    if (place_.on_gpu()) {
+      torch_compat::allow_tf32(false);
+      torch_compat::cudnn_benchmark(false);
+    }
+    torch::Tensor logits;
+    {
+      c10::InferenceMode inference;
+      logits = reference->forward(images);
+    }
+    if (place_.on_gpu()) {
+      torch_compat::allow_tf32(c_.precision == Precision::tf32);
+      torch_compat::cudnn_benchmark(true);
+    }
+    return logits;
+  }
+
+  // The forward the timed runs make (eager, or a replay checked against an eager forward), with
+  // the planted fault around it.
+  torch::Tensor logits_under_test() {
+    torch::NoGradGuard no_grad;
+    if (fault_armed_) model_->fc->weight.neg_();
+    torch::Tensor eager = forward().clone();
+    torch::Tensor got = eager;
+#if CUBENCH_TORCH_CUDA
+    if (graph_) {
+      graph_->replay();
+      got = graph_logits_.clone();
+      graph_error_ = relative_l2(got, eager);
+    }
+#endif
+    if (fault_armed_) model_->fc->weight.neg_();
+    if (c_.graph && !(graph_error_ <= graph_tolerance(c_.precision)))
+      throw ValidationError("the graph's replay gave other logits than an eager forward: " +
+                            std::string("relative L2 error ") + std::to_string(graph_error_) +
+                            " (bound " + std::to_string(graph_tolerance(c_.precision)) + ")");
+    return got;
+  }
+
+  Config c_;
+  TorchPlace place_;
+  ResNet50 model_{nullptr};
+  torch::Tensor images_;
+  double first_forward_ms_ = 0, logits_error_ = 0, graph_error_ = 0;
+  bool fault_armed_ = false;
+#if CUBENCH_TORCH_CUDA
+  std::unique_ptr<at::cuda::CUDAGraph> graph_;
+  torch::Tensor graph_logits_;
+#endif
+};
+
+Precision parse_precision(const std::string& name) {
+  for (Precision p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16})
+    if (name == precision_name(p)) return p;
+  throw Error("resnet50_infer: no precision " + name);
+}
+
+void add_infer_family(const std::string& name, std::vector<std::string> precisions,
+                      std::vector<std::string> modes, std::vector<std::int64_t> batches,
+                      Timer timer) {
+  Family(name, "one ResNet-50 forward in eval mode (224x224, 1000 classes)")
+      .axis(string_axis("precision", precisions))
+      .axis(string_axis("format", timer == Timer::host_clock
+                                      ? std::vector<std::string>{"nchw"}
+                                      : std::vector<std::string>{"nchw", "channels_last"}))
+      .axis(string_axis("mode", modes))
+      .axis(int_axis("batch", batches))
+      .counter({"images_per_s", "img/s", Better::higher, "images inferred per second"})
+      .counter({"first_forward_ms", "ms", Better::lower,
+                "the first forward after the model was built and moved, host clock (cuDNN's "
+                "autotuning and kernel loading included)"})
+      .counter({"logits_rel_error", "", Better::lower,
+                "logits less the fc bias against an fp32 (TF32 off) forward of the same weights "
+                "(fp32: float64), relative L2"})
+      .counter({"graph_rel_error", "", Better::lower,
+                "a graph replay's logits against an eager forward's, relative L2"})
+      .main_counter("images_per_s")
+      .size_axis("batch")
+      // Default run: bf16 channels-last, the usual deployment, at batch 1 (launch-bound: where
+      // the graph pays) and 256 (throughput), eager and graph; the rest with --cubench_suite=full.
+      .default_suite([timer](const Point& p) {
+        if (timer == Timer::host_clock) return true;
+        const std::int64_t b = p.get_int("batch");
+        return p.get_string("precision") == "bf16" && p.get_bool("format", "channels_last") &&
+               (b == 1 || b == 256);
+      })
+      .timer(timer)
+      .sampling(Sampling::runs_per_sample(1))
+      .size([](const Point& p) { return double(p.get_int("batch")); })
+      .make([](const Point& p) {
+        Config c{parse_precision(p.get_string("precision")), p.get_bool("format", "channels_last"),
+                 p.get_bool("mode", "graph"), p.get_int("batch")};
+        return std::make_unique<ResNetInfer>(c);
+      })
+      .add();
+}
+
+void register_resnet50_infer() {
+  add_infer_family("cpu/resnet50_infer", {"fp32"}, {"eager"}, {1}, Timer::host_clock);
+#if CUBENCH_TORCH_CUDA
+  add_infer_family("resnet50_infer", {"fp32", "tf32", "fp16", "bf16"}, {"eager", "graph"},
+                   {1, 8, 64, 256}, Timer::cuda_events);
+#endif
+}
+CUBENCH_REGISTER(register_resnet50_infer);
+
+}  // namespace
+}  // namespace cubench
