@@ -1320,6 +1320,14 @@ class TorchReference(unittest.TestCase):
                 for s in (512, 1024, 2048, 4096, 8192, 16384)]
         self.assertEqual(r.stdout.split(), want)
 
+    def test_resnet50_infer_names_are_cubench_eager_rows_in_its_order(self):
+        # benchmarks/resnet50_infer.torch.cpp: precision, format, mode, batch; python is eager only.
+        r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^resnet50_infer/")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        want = [f"resnet50_infer/{p}/{f}/eager/{b}/manual_time" for p in ("fp32", "tf32", "fp16", "bf16")
+                for f in ("nchw", "channels_last") for b in (1, 8, 64, 256)]
+        self.assertEqual(r.stdout.split(), want)
+
     def test_flags_and_out_are_checked_before_anything_runs(self):
         for args, pattern in ((("--out", HERE), "--out .*: is a directory; name a file"),
                               (("--out", "/no/such/dir/t.json"), "--out .*: its directory /no/such/dir does not exist"),

@@ -9,6 +9,9 @@ for fp8), `sigmoid/torch/<dtype>/<n>/<cold|hot>/manual_time` is torch.sigmoid(x,
 `svd/torch/<dtype>/<n>/manual_time` is torch.linalg.svd, `resnet50_train/<precision>/<format>/<res>/<batch>`
 is one torchvision ResNet-50 training step (SGD momentum 0.9, lr 0.1; amp_fp16 with GradScaler)
 with peak memory,
+`resnet50_infer/<precision>/<format>/eager/<batch>` is torchvision's ResNet-50 forward in eval mode
+under inference_mode (the model and input in fp16/bf16 for those precisions, no autocast) with peak
+memory from after its first forward and first_forward_ms, that first forward's host time,
 `transformer_fwd/<mode>/sdpa/<batch>` is nn.Transformer's forward (python's layers use
 scaled_dot_product_attention) with peak memory from torch.cuda.max_memory_allocated,
 `torch/attention/<backend>/<pass>/<dtype>/<mask>/<head_dim>/<seq>` is F.scaled_dot_product_attention
@@ -26,6 +29,7 @@ import os
 import re
 import statistics
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli  # noqa: E402
@@ -80,6 +84,7 @@ def cases():
             for res, batch in ((224, 64), (224, 128), (224, 256), (32, 256)):
                 out.append((f"resnet50_train/{precision}/{fmt}/{res}/{batch}", "resnet",
                             dict(precision=precision, channels_last=fmt == "channels_last", res=res, batch=batch)))
+    out += resnet_infer_cases()
     for mode in ("inference", "train"):
         for batch in (32, 64, 128, 256):
             out.append((f"transformer_fwd/{mode}/sdpa/{batch}", "transformer", dict(train=mode == "train", batch=batch)))
@@ -93,6 +98,14 @@ def cases():
                                         dict(backend=backend, train=pass_ == "fwd_bwd", dtype=name,
                                              causal=mask == "causal", d=d, seq=seq)))
     return out
+
+
+def resnet_infer_cases():
+    """cubench's resnet50_infer eager rows (benchmarks/resnet50_infer.torch.cpp), in its order."""
+    return [(f"resnet50_infer/{precision}/{fmt}/eager/{batch}", "resnet_infer",
+             dict(precision=precision, channels_last=fmt == "channels_last", batch=batch))
+            for precision in ("fp32", "tf32", "fp16", "bf16") for fmt in ("nchw", "channels_last")
+            for batch in (1, 8, 64, 256)]
 
 
 def dtypes(torch):
@@ -125,6 +138,8 @@ def make_op(torch, dt, kind, a):
         return (lambda: torch.linalg.svd(x, full_matrices=False)), 0.0, 0.0
     if kind == "resnet":
         return resnet_step(torch, a), 0.0, 0.0
+    if kind == "resnet_infer":
+        return resnet_forward(torch, dt, a), 0.0, 0.0
     if kind == "transformer":
         return transformer_forward(torch, a), 0.0, 0.0
     if kind == "attention":
@@ -157,6 +172,36 @@ def resnet_step(torch, a):
     step.images = a["batch"]
     step.memory = True
     return step
+
+
+def resnet_forward(torch, dt, a):
+    """cubench's resnet50_infer eager: the first forward timed on the host (synchronised on both
+    sides) before any warm-up, then the peaks restarted as cubench restarts them after its check
+    (cache emptied, cuBLAS workspaces released), so both count the forwards alone."""
+    import torchvision  # the GPU machine's python has it
+    torch.backends.cuda.matmul.allow_tf32 = a["precision"] == "tf32"
+    torch.backends.cudnn.allow_tf32 = a["precision"] == "tf32"
+    torch.backends.cudnn.benchmark = True
+    fmt = torch.channels_last if a["channels_last"] else torch.contiguous_format
+    dtype = dt[a["precision"]]
+    model = torchvision.models.resnet50(num_classes=1000).eval().cuda().to(dtype).to(memory_format=fmt)
+    x = torch.randn(a["batch"], 3, 224, 224, device="cuda").to(memory_format=fmt).to(dtype)
+
+    def forward():
+        with torch.inference_mode():
+            model(x)
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    forward()
+    torch.cuda.synchronize()
+    forward.first_forward_ms = (time.perf_counter() - start) * 1e3
+    if hasattr(torch._C, "_cuda_clearCublasWorkspaces"):
+        torch._C._cuda_clearCublasWorkspaces()
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    forward.images = a["batch"]
+    forward.memory = True
+    return forward
 
 
 def transformer_forward(torch, a):
@@ -274,6 +319,8 @@ def main(argv):
             extra = {}
             if getattr(op, "images", 0):
                 extra["images_per_s"] = lambda sec, n=op.images: n / sec
+            if hasattr(op, "first_forward_ms"):
+                extra["first_forward_ms"] = lambda sec, v=op.first_forward_ms: v
             if getattr(op, "memory", False):
                 peak_alloc, peak_res = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
                 extra["peak_allocated_bytes"] = lambda sec, v=peak_alloc: v
