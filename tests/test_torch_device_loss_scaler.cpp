@@ -10,7 +10,12 @@
 
 #include "fixtures/detail/torch/device_loss_scaler.h"
 #include "fixtures/detail/torch/foreach_sgd.h"
+#include "fixtures/detail/torch/torch_support.h"
 #include "gpu_test.h"
+
+#if CUBENCH_TORCH_CUDA
+#include <ATen/cuda/CUDAGraph.h>
+#endif
 
 namespace cubench {
 namespace {
@@ -84,6 +89,51 @@ TEST(DeviceLossScaler, SkipsAnInfStepOnTheDeviceAndHalvesItsScale) {
 TEST(DeviceLossScalerGpu, SkipsAnInfStepOnTheDeviceAndHalvesItsScale) {
   CUBENCH_REQUIRE_GPU();
   expect_device_scaler_skips_an_inf_step(torch::Device(torch::kCUDA, 0));
+}
+
+// What resnet50_train_graph/amp_fp16 relies on: a whole scaled step captured once in a CUDA
+// graph decides on the device, replay by replay. An inf drawn into the static input makes the
+// replayed step skip (parameters and momentum bit-identical, scale halved); finite input again,
+// and the next replay steps.
+TEST(DeviceLossScalerGpu, ACapturedStepSkipsOnTheDeviceWhenItsGradientsHoldInf) {
+  CUBENCH_REQUIRE_GPU();
+  Env env(0);
+  TorchPlace place;
+  place.bind(env);
+  auto guard = place.use();  // the case's own stream: a graph is not captured on the default one
+  torch::manual_seed(2);
+  torch::nn::Linear layer(4, 2);
+  layer->to(place.device());
+  ForeachSGD sgd(layer->parameters(), 0.5, 0.9);
+  DeviceLossScaler scaler(place.device());
+  auto x = torch::ones({1, 4}, torch::TensorOptions().device(place.device()));
+  auto step = [&] {
+    sgd.zero_grad();
+    scaler.scale(layer->forward(x).sum()).backward();
+    scaler.step([&](const torch::Tensor& found_inf) { sgd.step_unless(found_inf); },
+                layer->parameters());
+  };
+  step();  // eager: the momentum buffers made
+  at::cuda::CUDAGraph graph;
+  graph.capture_begin();
+  step();
+  graph.capture_end();
+
+  graph.replay();
+  EXPECT_EQ(scaler.skipped_steps(), 0);
+  const auto params_before = copies(layer->parameters());
+  const auto momentum_before = copies(sgd.momentum_buffers());
+  x.fill_(std::numeric_limits<float>::infinity());
+  graph.replay();
+  EXPECT_EQ(scaler.skipped_steps(), 1);
+  EXPECT_DOUBLE_EQ(scaler.scale_value(), 32768.0);
+  EXPECT_TRUE(all_equal(layer->parameters(), params_before));
+  EXPECT_TRUE(all_equal(sgd.momentum_buffers(), momentum_before));
+
+  x.fill_(1.0);
+  graph.replay();
+  EXPECT_EQ(scaler.skipped_steps(), 1);
+  EXPECT_FALSE(torch::equal(layer->weight.detach().cpu(), params_before[0].cpu()));
 }
 #endif
 
