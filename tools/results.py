@@ -40,6 +40,7 @@ LEGACY_BETTER = {
     "peak_mem_bytes": "lower", "used_mem_bytes": "lower", "peak_allocated_bytes": "lower",
     "peak_reserved_bytes": "lower", "inactive_split_bytes": "lower", "fragmentation": "lower",
     "first_call_ms": "lower", "sample_cv": "lower", "throttled_samples": "lower",
+    "first_forward_ms": "lower",
     "max_error_ratio": "lower", "model_bytes": "none", "allocated_at_start_bytes": "none",
     "sm_clock_MHz": "none", "nvml_sm_clock_MHz": "none", "gpus": "none", "runs_per_sample": "none"}
 BETTER = ("higher", "lower", "none")
