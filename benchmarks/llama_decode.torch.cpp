@@ -1,0 +1,404 @@
+// llama_decode/<dtype>/<mode>/<prompt>/<new>/<batch>: greedy generation with the LLaMA-7B
+// architecture (benchmarks/models/llama.h: 32 layers, hidden 4096, 32 heads, FFN 11008, vocab
+// 32000, RMSNorm, rotary embeddings, a static KV cache), random weights, the C++ frontend; the
+// seed articles' "LLaMA-7B generation" (time to first token, total time, memory).
+//   dtype: bf16 or fp16 (weights, activations and cache); mode: eager, or graph (each decode step
+//   a replay of one step captured in a CUDA graph; the prefill stays eager); prompt/new: 128/128
+//   (the article's setting) and 1024/256; batch 1, 8, 32.
+// cpu/llama_decode/fp32/eager/8/8/2: the same code on the CPU with a tiny configuration (CI).
+// One run is one whole generation: a random prompt's prefill (its last position's logits alone,
+// as transformers' logits_to_keep=1) gives the first token, then new-1 decode steps, each argmax
+// on the device (no host sync). The row's time is the whole generation. CUDA events recorded on
+// the case's stream between the steps (read after the run, outside the timed path) give
+// ttft_ms (the prefill), token_ms_median and token_ms_p99 (decode steps; the first run after the
+// check is left out), tokens_per_s (batch x new over the run); weights_GBps is the weights a
+// decode step reads (every parameter but the embedding table, of which it gathers one row) over
+// the median step, pct_copy_ceiling its share of the measured copy ceiling and token_floor_ms
+// the step time at that ceiling (the floor: 13.5 GB at the copy rate, ~3.2 ms at batch 1).
+// weight_bytes, kv_cache_bytes, and the caching allocator's peaks (TorchPlace) from the check on.
+// Checks, once per configuration:
+// - the parameter count equals LLaMA-7B's as transformers counts LlamaForCausalLM's;
+// - a small configuration (2 layers, hidden 256, 4 heads, FFN 688, vocab 1000) in the case's
+//   dtype on its device: the logits of a prefill and four decode steps through the KV cache equal
+//   a full forward of the same tokens without it (cache_logits_rel_error, relative L2 over the
+//   five positions, within cache_tolerance());
+// - greedy tokens repeat: two generations of the real model from one prompt give the same
+//   tokens; in graph mode the second is the graph's, so the replayed steps give an eager step's
+//   tokens.
+// plant_fault writes the cache one position late, in both models: the cached logits then miss
+// the step's own key and value.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "benchmarks/models/llama.h"
+#include "fixtures/cubench_torch.h"
+#include "fixtures/detail/ceiling.h"
+
+#if CUBENCH_TORCH_CUDA
+#include <ATen/cuda/CUDAGraph.h>
+#endif
+
+namespace cubench {
+namespace {
+
+// Relative L2 between the cached and the uncached logits of the small model. fp32: the same
+// arithmetic over other lengths (the cache's masked slots add exact zeros to softmax's sum) — 1e-4
+// leaves room for a reduction in another order. bf16 and fp16 round every matmul's output and the
+// cached keys and values to 8 and 11 bits; the two paths round differently (the uncached forward
+// attends over fewer keys), 5e-2 and 1e-2 sit above that and far under a missing key's error.
+double cache_tolerance(torch::Dtype dtype) {
+  return dtype == torch::kFloat ? 1e-4 : dtype == torch::kHalf ? 1e-2 : 5e-2;
+}
+
+LlamaConfig small_config() { return {2, 256, 4, 688, 1000}; }
+
+struct Config {
+  torch::Dtype dtype;
+  bool graph;
+  int64_t prompt, new_tokens, batch;
+  bool tiny;  // the CPU row's configuration instead of LLaMA-7B
+};
+
+double relative_l2(const torch::Tensor& got, const torch::Tensor& want) {
+  const auto w = want.to(torch::kDouble);
+  const double norm = w.norm().item<double>();
+  return (got.to(torch::kDouble) - w).norm().item<double>() / (norm > 0 ? norm : 1.0);
+}
+
+// The per-step clock: CUDA events on the case's stream on the GPU (read once they completed),
+// the host clock on the CPU (where every operation has finished when it returns).
+class StepClock {
+ public:
+  explicit StepClock(bool gpu) : gpu_(gpu) {}
+  StepClock(const StepClock&) = delete;
+  StepClock& operator=(const StepClock&) = delete;
+  ~StepClock() {
+    for (auto e : events_) cudaEventDestroy(e);
+  }
+
+  // Starts a generation of `marks` intervals (its stamps are read at the next start or collect).
+  void start(cudaStream_t stream, std::size_t marks) {
+    collect();
+    if (gpu_) {
+      while (events_.size() < marks + 1) {
+        cudaEvent_t e;
+        CUBENCH_CUDA(cudaEventCreate(&e));
+        events_.push_back(e);
+      }
+    }
+    stream_ = stream;
+    used_ = 0;
+    host_.clear();
+    mark();
+  }
+  void mark() {
+    if (gpu_)
+      CUBENCH_CUDA(cudaEventRecord(events_[used_], stream_));
+    else
+      host_.push_back(std::chrono::steady_clock::now());
+    ++used_;
+  }
+  // Moves the last generation's intervals (ms) into first_ (the prefill) and steps_.
+  void collect() {
+    if (used_ < 2 || skip_ > 0) {
+      if (used_ >= 2) --skip_;
+      used_ = 0;
+      return;
+    }
+    std::vector<double> ms;
+    for (std::size_t i = 1; i < used_; ++i) {
+      if (gpu_) {
+        float t = 0;
+        CUBENCH_CUDA(cudaEventSynchronize(events_[i]));
+        CUBENCH_CUDA(cudaEventElapsedTime(&t, events_[i - 1], events_[i]));
+        ms.push_back(t);
+      } else {
+        ms.push_back(std::chrono::duration<double, std::milli>(host_[i] - host_[i - 1]).count());
+      }
+    }
+    first_.push_back(ms[0]);
+    steps_.insert(steps_.end(), ms.begin() + 1, ms.end());
+    used_ = 0;
+  }
+  // Forgets what was collected and the generation in flight; the next one is not kept either
+  // (the first timed run after the check).
+  void reset() { first_.clear(), steps_.clear(), used_ = 0, skip_ = 1; }
+  const std::vector<double>& prefills() const { return first_; }
+  const std::vector<double>& steps() const { return steps_; }
+
+ private:
+  bool gpu_;
+  int skip_ = 0;
+  cudaStream_t stream_ = nullptr;
+  std::vector<cudaEvent_t> events_;
+  std::vector<std::chrono::steady_clock::time_point> host_;
+  std::size_t used_ = 0;
+  std::vector<double> first_, steps_;
+};
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, std::size_t(q * double(v.size())))];
+}
+
+class LlamaDecode final : public BenchmarkCase {
+ public:
+  explicit LlamaDecode(Config c) : c_(c) {}
+
+  void setup(Env& env) override {
+    place_.bind(env);
+    auto guard = place_.use();
+    seed_torch(env.fresh_seed());
+    stream_ = place_.on_gpu() ? env.stream() : nullptr;
+    clock_ = std::make_unique<StepClock>(place_.on_gpu());
+    const auto options = torch::TensorOptions().device(place_.device()).dtype(c_.dtype);
+    model_ = std::make_unique<LlamaModel>(c_.tiny ? small_config() : LlamaConfig::llama_7b(),
+                                          options);
+    model_->allocate_cache(c_.batch, c_.prompt + c_.new_tokens);
+    const auto ints = torch::TensorOptions().device(place_.device()).dtype(torch::kLong);
+    tokens_ = torch::zeros({c_.batch, c_.prompt + c_.new_tokens}, ints);
+    tokens_.narrow(1, 0, c_.prompt).random_(model_->config().vocab);
+    prompt_positions_ = torch::arange(c_.prompt, ints);
+    position_ = torch::zeros({1}, ints);
+    if (c_.graph) capture(env);
+  }
+
+  void run(Env&) override {
+    auto guard = place_.use();
+    generate(c_.graph);
+  }
+
+  void validate(Env&) override {
+    auto guard = place_.use();
+    check_parameter_count();
+    check_cache_against_full_forward();
+    check_greedy_repeats();
+    clock_->reset();  // the check's generations and the first timed one are not counted
+    place_.restart_memory_peaks(c_.graph ? LibraryWorkspaces::keep : LibraryWorkspaces::release);
+  }
+
+  std::string plant_fault(Env& env) override {
+    auto guard = place_.use();
+    fault_ = true;
+    model_->misplace_cache_writes(1);
+    if (c_.graph) capture(env);
+    return "the KV cache written one position late";
+  }
+
+  Work work() const override { return {}; }
+
+  std::map<std::string, double> counters(double seconds) const override {
+    clock_->collect();
+    std::map<std::string, double> c = place_.memory_counters();
+    c["tokens_per_s"] = double(c_.batch * c_.new_tokens) / seconds;
+    c["ttft_ms"] = quantile(clock_->prefills(), 0.5);
+    const double step_ms = quantile(clock_->steps(), 0.5);
+    c["token_ms_median"] = step_ms;
+    c["token_ms_p99"] = quantile(clock_->steps(), 0.99);
+    // A decode step reads every weight but the embedding table (one row of it).
+    const auto& cfg = model_->config();
+    const double read = model_->weight_bytes() * double(cfg.parameter_count() - cfg.vocab * cfg.hidden) /
+                        double(cfg.parameter_count());
+    if (step_ms > 0) c["weights_GBps"] = read / (step_ms * 1e-3) / 1e9;
+    if (copy_ceiling() > 0 && step_ms > 0) {
+      c["pct_copy_ceiling"] = 100.0 * read / (step_ms * 1e-3) / copy_ceiling();
+      c["token_floor_ms"] = read / copy_ceiling() * 1e3;
+    }
+    c["weight_bytes"] = model_->weight_bytes();
+    c["kv_cache_bytes"] = model_->cache_bytes();
+    c["cache_logits_rel_error"] = cache_error_;
+    return c;
+  }
+
+  std::string label() const override {
+    return std::string("LibTorch ") + torch_compat::version() + place_.where() +
+           (c_.graph ? ", decode steps replayed from a CUDA graph" : "");
+  }
+
+ private:
+  // The prefill: the prompt's logits at its last position give token `prompt`.
+  void prefill() {
+    auto logits = model_->forward(tokens_.narrow(1, 0, c_.prompt), prompt_positions_,
+                                  /*use_cache=*/true, /*last_only=*/true);
+    tokens_.narrow(1, c_.prompt, 1).copy_(logits.argmax(-1));
+    position_.fill_(c_.prompt);
+  }
+
+  // One decode step: the token at position_ goes in, the next lands at position_ + 1, and the
+  // position moves on — all on the device, so a graph replays it as it is.
+  void decode_step() {
+    auto logits = model_->forward(tokens_.index_select(1, position_), position_,
+                                  /*use_cache=*/true, /*last_only=*/true);
+    tokens_.index_copy_(1, position_ + 1, logits.argmax(-1));
+    position_.add_(1);
+  }
+
+  void generate(bool replay) {
+    clock_->start(stream_, std::size_t(c_.new_tokens));
+    prefill();
+    clock_->mark();
+    for (int64_t i = 1; i < c_.new_tokens; ++i) {
+#if CUBENCH_TORCH_CUDA
+      if (replay) {
+        graph_->replay();
+        clock_->mark();
+        continue;
+      }
+#endif
+      (void)replay;
+      decode_step();
+      clock_->mark();
+    }
+  }
+
+  void sync() const {
+#if CUBENCH_TORCH_CUDA
+    if (stream_) CUBENCH_CUDA(cudaStreamSynchronize(stream_));
+#endif
+  }
+
+  // Two eager generations' worth of warm-up is the check's; here one eager step after a prefill
+  // (allocator blocks, cuBLAS's workspace), then one step captured in a new graph.
+  void capture([[maybe_unused]] Env& env) {
+#if CUBENCH_TORCH_CUDA
+    prefill();
+    decode_step();
+    prefill();
+    sync();
+    graph_ = std::make_unique<at::cuda::CUDAGraph>();
+    graph_->capture_begin();
+    decode_step();
+    graph_->capture_end();
+#else
+    throw Error("a CUDA graph needs CUDA LibTorch");
+#endif
+  }
+
+  void check_parameter_count() const {
+    const int64_t counted = model_->parameter_count();
+    const int64_t want = c_.tiny ? small_config().parameter_count() : kLlama7bParameters;
+    if (counted != want)
+      throw ValidationError("the model has " + std::to_string(counted) +
+                            " parameters; the reference architecture has " + std::to_string(want));
+  }
+
+  // The small model's cached logits (a prefill of 8 tokens, then 4 decode steps) against a full
+  // forward of the same 12 tokens without the cache.
+  void check_cache_against_full_forward() {
+    const auto options = torch::TensorOptions().device(place_.device()).dtype(c_.dtype);
+    const auto ints = options.dtype(torch::kLong);
+    LlamaModel small(small_config(), options);
+    if (fault_) small.misplace_cache_writes(1);
+    const int64_t prompt = 8, steps = 4, batch = 2;
+    small.allocate_cache(batch, prompt + steps);
+    auto tokens = torch::randint(small.config().vocab, {batch, prompt + steps}, ints);
+    std::vector<torch::Tensor> cached = {small.forward(tokens.narrow(1, 0, prompt),
+                                                       torch::arange(prompt, ints), true, true)};
+    for (int64_t p = prompt; p < prompt + steps; ++p)
+      cached.push_back(small.forward(tokens.narrow(1, p, 1), torch::full({1}, p, ints), true, true));
+    auto full = small.forward(tokens, torch::arange(prompt + steps, ints), false, false)
+                    .narrow(1, prompt - 1, steps + 1);
+    auto got = torch::cat(cached, 1);
+    if (!torch::isfinite(got).all().item<bool>())
+      throw ValidationError("the cached logits are not all finite");
+    cache_error_ = relative_l2(got, full);
+    if (!(cache_error_ <= cache_tolerance(c_.dtype)))
+      throw ValidationError("the logits through the KV cache differ from a full forward without "
+                            "it (small configuration): relative L2 error " +
+                            std::to_string(cache_error_) + " (bound " +
+                            std::to_string(cache_tolerance(c_.dtype)) + ")");
+  }
+
+  void check_greedy_repeats() {
+    generate(false);
+    const auto first = tokens_.clone();
+    generate(c_.graph);
+    if (!torch::equal(first, tokens_))
+      throw ValidationError(std::string("greedy generation gave other tokens the second time") +
+                            (c_.graph ? " (the CUDA graph's replay against eager steps)" : ""));
+  }
+
+  Config c_;
+  TorchPlace place_;
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<StepClock> clock_;
+  std::unique_ptr<LlamaModel> model_;
+  torch::Tensor tokens_, prompt_positions_, position_;
+  double cache_error_ = 0;
+  bool fault_ = false;
+#if CUBENCH_TORCH_CUDA
+  std::unique_ptr<at::cuda::CUDAGraph> graph_;
+#endif
+};
+
+torch::Dtype parse_dtype(const std::string& name) {
+  if (name == "bf16") return torch::kBFloat16;
+  if (name == "fp16") return torch::kHalf;
+  if (name == "fp32") return torch::kFloat;
+  throw Error("llama_decode: no dtype " + name);
+}
+
+void add_llama_family(const std::string& name, std::vector<std::string> dtypes,
+                      std::vector<std::string> modes, std::vector<std::int64_t> prompts,
+                      std::vector<std::int64_t> new_tokens, std::vector<std::int64_t> batches,
+                      Timer timer) {
+  const bool tiny = timer == Timer::host_clock;
+  Family(name, tiny ? "greedy generation, a tiny LLaMA configuration"
+                    : "greedy generation with LLaMA-7B (prefill, then one token per step)")
+      .axis(string_axis("dtype", dtypes))
+      .axis(string_axis("mode", modes))
+      .axis(int_axis("prompt", prompts))
+      .axis(int_axis("new", new_tokens))
+      .axis(int_axis("batch", batches))
+      .zip({"prompt", "new"})
+      .counter({"tokens_per_s", "tok/s", Better::higher, "generated tokens per second"})
+      .counter({"ttft_ms", "ms", Better::lower, "time to first token: the prompt's prefill"})
+      .counter({"token_ms_median", "ms", Better::lower, "a decode step, median"})
+      .counter({"token_ms_p99", "ms", Better::lower, "a decode step, 99th percentile"})
+      .counter({"weights_GBps", "GB/s", Better::higher,
+                "weights a decode step reads over the median step"})
+      .counter({"pct_copy_ceiling", "%", Better::higher,
+                "weights_GBps against the measured copy ceiling"})
+      .counter({"token_floor_ms", "ms", Better::lower,
+                "a decode step reading the weights at the copy ceiling"})
+      .counter({"weight_bytes", "B", Better::lower, "the model's parameters"})
+      .counter({"kv_cache_bytes", "B", Better::lower, "the static KV cache"})
+      .counter({"cache_logits_rel_error", "", Better::lower,
+                "small model: cached logits against a full forward, relative L2"})
+      .main_counter("tokens_per_s")
+      .size_axis("batch")
+      // Default run: bf16, the article's 128 + 128 at batch 1, eager and graph (the launch-bound
+      // case a graph is for); the rest with --cubench_suite=full.
+      .default_suite([tiny](const Point& p) {
+        if (tiny) return true;
+        return p.get_string("dtype") == "bf16" && p.get_int("prompt") == 128 &&
+               p.get_int("batch") == 1;
+      })
+      .timer(timer)
+      .sampling(Sampling::runs_per_sample(1))
+      .size([](const Point& p) {
+        return double(p.get_int("batch")) * double(p.get_int("prompt") + p.get_int("new"));
+      })
+      .make([tiny](const Point& p) {
+        Config c{parse_dtype(p.get_string("dtype")), p.get_bool("mode", "graph"),
+                 p.get_int("prompt"), p.get_int("new"), p.get_int("batch"), tiny};
+        return std::make_unique<LlamaDecode>(c);
+      })
+      .add();
+}
+
+void register_llama_decode() {
+  add_llama_family("cpu/llama_decode", {"fp32"}, {"eager"}, {8}, {8}, {2}, Timer::host_clock);
+#if CUBENCH_TORCH_CUDA
+  add_llama_family("llama_decode", {"bf16", "fp16"}, {"eager", "graph"}, {128, 1024}, {128, 256},
+                   {1, 8, 32}, Timer::cuda_events);
+#endif
+}
+CUBENCH_REGISTER(register_llama_decode);
+
+}  // namespace
+}  // namespace cubench
