@@ -1328,6 +1328,14 @@ class TorchReference(unittest.TestCase):
                 for f in ("nchw", "channels_last") for b in (1, 8, 64, 256)]
         self.assertEqual(r.stdout.split(), want)
 
+    def test_llama_decode_names_are_cubench_eager_rows_in_its_order(self):
+        # benchmarks/llama_decode.torch.cpp: dtype, mode, prompt/new (zipped), batch; python is eager.
+        r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^llama_decode/")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        want = [f"llama_decode/{d}/eager/{p}/{n}/{b}/manual_time" for d in ("bf16", "fp16")
+                for p, n in ((128, 128), (1024, 256)) for b in (1, 8, 32)]
+        self.assertEqual(r.stdout.split(), want)
+
     def test_flags_and_out_are_checked_before_anything_runs(self):
         for args, pattern in ((("--out", HERE), "--out .*: is a directory; name a file"),
                               (("--out", "/no/such/dir/t.json"), "--out .*: its directory /no/such/dir does not exist"),

@@ -12,6 +12,8 @@ with peak memory,
 `resnet50_infer/<precision>/<format>/eager/<batch>` is torchvision's ResNet-50 forward in eval mode
 under inference_mode (the model and input in fp16/bf16 for those precisions, no autocast) with peak
 memory from after its first forward and first_forward_ms, that first forward's host time,
+`llama_decode/<dtype>/eager/<prompt>/<new>/<batch>` is transformers' LlamaForCausalLM at LLaMA-7B's
+configuration (random weights, StaticCache, a greedy loop by hand) with per-step counters,
 `transformer_fwd/<mode>/sdpa/<batch>` is nn.Transformer's forward (python's layers use
 scaled_dot_product_attention) with peak memory from torch.cuda.max_memory_allocated,
 `torch/attention/<backend>/<pass>/<dtype>/<mask>/<head_dim>/<seq>` is F.scaled_dot_product_attention
@@ -85,6 +87,7 @@ def cases():
                 out.append((f"resnet50_train/{precision}/{fmt}/{res}/{batch}", "resnet",
                             dict(precision=precision, channels_last=fmt == "channels_last", res=res, batch=batch)))
     out += resnet_infer_cases()
+    out += llama_decode_cases()
     for mode in ("inference", "train"):
         for batch in (32, 64, 128, 256):
             out.append((f"transformer_fwd/{mode}/sdpa/{batch}", "transformer", dict(train=mode == "train", batch=batch)))
@@ -106,6 +109,14 @@ def resnet_infer_cases():
              dict(precision=precision, channels_last=fmt == "channels_last", batch=batch))
             for precision in ("fp32", "tf32", "fp16", "bf16") for fmt in ("nchw", "channels_last")
             for batch in (1, 8, 64, 256)]
+
+
+def llama_decode_cases():
+    """cubench's llama_decode eager rows (benchmarks/llama_decode.torch.cpp), in its order."""
+    return [(f"llama_decode/{dtype}/eager/{prompt}/{new}/{batch}", "llama",
+             dict(dtype=dtype, prompt=prompt, new=new, batch=batch))
+            for dtype in ("bf16", "fp16") for prompt, new in ((128, 128), (1024, 256))
+            for batch in (1, 8, 32)]
 
 
 def dtypes(torch):
@@ -142,6 +153,8 @@ def make_op(torch, dt, kind, a):
         return resnet_forward(torch, dt, a), 0.0, 0.0
     if kind == "transformer":
         return transformer_forward(torch, a), 0.0, 0.0
+    if kind == "llama":
+        return llama_generate(torch, dt, a), 0.0, 0.0
     if kind == "attention":
         return attention(torch, dt, a)
     raise ValueError(kind)
@@ -202,6 +215,85 @@ def resnet_forward(torch, dt, a):
     forward.images = a["batch"]
     forward.memory = True
     return forward
+
+
+def llama_generate(torch, dt, a):
+    """cubench's llama_decode eager: transformers' LlamaForCausalLM at LLaMA-7B's configuration,
+    random weights made on the GPU in the dtype, a StaticCache of prompt + new tokens, and a greedy
+    loop by hand: the prompt's prefill keeping its last logits (logits_to_keep=1), then one token
+    per forward, argmax on the device. CUDA events between the steps give the same counters as
+    cubench's (the first generation, before the peaks restart, is not counted)."""
+    from transformers import LlamaConfig, LlamaForCausalLM, StaticCache  # the GPU machine has it
+    config = LlamaConfig(hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
+                         num_attention_heads=32, num_key_value_heads=32, vocab_size=32000,
+                         rms_norm_eps=1e-6, max_position_embeddings=4096)
+    dtype = dt[a["dtype"]]
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
+    try:
+        with torch.device("cuda"):
+            model = LlamaForCausalLM(config).eval()
+    finally:
+        torch.set_default_dtype(default)
+    b, prompt, new = a["batch"], a["prompt"], a["new"]
+    cache = StaticCache(config=config, max_cache_len=prompt + new)
+    ids = torch.randint(config.vocab_size, (b, prompt), device="cuda")
+    positions = torch.arange(prompt + new, device="cuda")
+    events = [torch.cuda.Event(enable_timing=True) for _ in range(new + 1)]
+    prefills, steps, pending = [], [], [False]
+
+    def collect():
+        if pending[0]:
+            events[-1].synchronize()
+            times = [events[i - 1].elapsed_time(events[i]) for i in range(1, new + 1)]
+            prefills.append(times[0])
+            steps.extend(times[1:])
+            pending[0] = False
+
+    def generate():
+        collect()
+        cache.reset()
+        with torch.inference_mode():
+            events[0].record()
+            out = model(input_ids=ids, past_key_values=cache, cache_position=positions[:prompt],
+                        use_cache=True, logits_to_keep=1)
+            token = out.logits[:, -1].argmax(-1, keepdim=True)
+            events[1].record()
+            for i in range(1, new):
+                pos = prompt + i - 1
+                out = model(input_ids=token, past_key_values=cache,
+                            cache_position=positions[pos:pos + 1], use_cache=True)
+                token = out.logits[:, -1].argmax(-1, keepdim=True)
+                events[i + 1].record()
+        pending[0] = True
+
+    generate()  # as cubench's check: kernels loaded, the cache's tensors made
+    torch.cuda.synchronize()
+    pending[0] = False
+    if hasattr(torch._C, "_cuda_clearCublasWorkspaces"):
+        torch._C._cuda_clearCublasWorkspaces()
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+
+    def median(v, q=0.5):
+        v = sorted(v)
+        return v[min(len(v) - 1, int(q * len(v)))] if v else 0.0
+
+    def counters():
+        collect()
+        out = {"ttft_ms": median(prefills), "token_ms_median": median(steps),
+               "token_ms_p99": median(steps, 0.99),
+               "parameters": float(sum(p.numel() for p in model.parameters()))}
+        layers = getattr(cache, "layers", [])
+        kv = sum(t.numel() * t.element_size() for l in layers
+                 for t in (getattr(l, "keys", None), getattr(l, "values", None)) if t is not None)
+        if kv:
+            out["kv_cache_bytes"] = float(kv)
+        return out
+    generate.tokens = b * new
+    generate.counters = counters
+    generate.memory = True
+    return generate
 
 
 def transformer_forward(torch, a):
@@ -321,6 +413,10 @@ def main(argv):
                 extra["images_per_s"] = lambda sec, n=op.images: n / sec
             if hasattr(op, "first_forward_ms"):
                 extra["first_forward_ms"] = lambda sec, v=op.first_forward_ms: v
+            if getattr(op, "tokens", 0):
+                extra["tokens_per_s"] = lambda sec, n=op.tokens: n / sec
+            for key, value in getattr(op, "counters", dict)().items():  # after the timed runs
+                extra[key] = lambda sec, v=value: v
             if getattr(op, "memory", False):
                 peak_alloc, peak_res = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
                 extra["peak_allocated_bytes"] = lambda sec, v=peak_alloc: v

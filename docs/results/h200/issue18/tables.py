@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Issue 18's tables from the H200 calls' JSON in this folder (no numpy): python3 tables.py >
+tables.md. Each cubench row beside PyTorch eager's row of the same model, input and mode (a
+CUDA-graph row beside python's eager one: the issue's target is graph >= 1.3x python eager), from
+the same call. Medians of 5 repetitions each side; `x eager` is PyTorch's median time over
+cubench's; the peak gap is cubench's peak allocated bytes against torch.cuda.max_memory_allocated
+(the issue's bound: 5%). The U-test verdicts are tools/compare's (compare-*.md next to this)."""
+import glob
+import json
+import os
+import re
+
+here = os.path.dirname(os.path.abspath(__file__))
+COUNTERS = ("images_per_s", "samples_per_s", "tokens_per_s", "ttft_ms", "token_ms_median",
+            "token_ms_p99", "pct_copy_ceiling", "first_forward_ms")
+
+
+def medians(path):
+    """name (no /manual_time) -> the median aggregate row (error rows as they are), with the
+    median of the repetitions' counters where the aggregate lacks them (torch_reference.py's)."""
+    out, reps = {}, {}
+    for b in json.load(open(path))["benchmarks"]:
+        name = b["name"].split("/manual_time")[0]
+        if b.get("error_occurred"):
+            out[name] = b
+        elif b.get("run_type") == "aggregate" and b.get("aggregate_name") == "median":
+            out[name] = dict(b)
+        elif b.get("run_type") == "iteration":
+            reps.setdefault(name, []).append(b)
+    for name, row in out.items():
+        for c in COUNTERS:
+            values = sorted(r[c] for r in reps.get(name, []) if c in r)
+            if c not in row and values:
+                row[c] = values[len(values) // 2]
+    return out
+
+
+def peaks(path):
+    """name -> peak_allocated_bytes of its first repetition (a median row may not carry it)."""
+    out = {}
+    for b in json.load(open(path))["benchmarks"]:
+        if "peak_allocated_bytes" in b:
+            out.setdefault(b["name"].split("/manual_time")[0], b["peak_allocated_bytes"])
+    return out
+
+
+def ms(b):
+    return b["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1, "s": 1e3}[b.get("time_unit", "us")]
+
+
+def python_name(name):
+    return name.replace("_graph/", "/").replace("/graph/", "/eager/")
+
+
+def table(call, cubench_files, python_files):
+    cb, py, cb_peak, py_peak = {}, {}, {}, {}
+    for f in cubench_files:
+        cb.update(medians(f)), cb_peak.update(peaks(f))
+    for f in python_files:
+        py.update(medians(f)), py_peak.update(peaks(f))
+    print(f"\n## {call}: {', '.join(os.path.relpath(f, here) for f in cubench_files + python_files)}\n")
+    print("| row | cubench ms | PyTorch eager ms | x eager | counters (cubench / PyTorch) |"
+          " peak MB cubench / PyTorch | gap |")
+    print("|---|---|---|---|---|---|---|")
+    for name, b in cb.items():
+        if b.get("error_occurred"):
+            print(f"| {name} | error: {b.get('error_message', '')[:120]} | | | | | |")
+            continue
+        p = py.get(python_name(name))
+        cells = [name, f"{ms(b):,.2f}"]
+        cells += [f"{ms(p):,.2f}", f"{ms(p) / ms(b):.2f}"] if p and not p.get("error_occurred") else ["", ""]
+        counters = []
+        for c in COUNTERS:
+            if c in b:
+                other = p.get(c) if p else None
+                counters.append(f"{c} {b[c]:,.4g}" + (f" / {other:,.4g}" if other is not None else ""))
+        cells.append("; ".join(counters))
+        mine, theirs = cb_peak.get(name), py_peak.get(python_name(name)) if "/graph/" not in name and "_graph/" not in name else None
+        if mine and theirs:
+            cells += [f"{mine / 1e6:,.1f} / {theirs / 1e6:,.1f}", f"{100 * (mine / theirs - 1):+.1f}%"]
+        else:
+            cells += [f"{mine / 1e6:,.1f}" if mine else "", ""]
+        print("| " + " | ".join(cells) + " |")
+
+
+def main():
+    print("# Issue 18 on the H200: cubench's model families beside PyTorch eager (python3 tables.py)")
+    print("\n" + __doc__.split("\n\n")[0].split("tables.md. ", 1)[1])
+    for call in sorted(glob.glob(os.path.join(here, "call*"))):
+        files = sorted(glob.glob(os.path.join(call, "*.json")))
+        python_files = [f for f in files if os.path.basename(f).startswith("pytorch-")]
+        cubench_files = [f for f in files if f not in python_files]
+        if cubench_files:
+            table(os.path.basename(call), cubench_files, python_files)
+
+
+if __name__ == "__main__":
+    main()
