@@ -252,8 +252,8 @@ def llama_generate(torch, dt, a):
 
     def generate():
         collect()
-        cache.reset()
-        with torch.inference_mode():
+        with torch.inference_mode():  # the cache's tensors were made under it: reset there too
+            cache.reset()
             events[0].record()
             out = model(input_ids=ids, past_key_values=cache, cache_position=positions[:prompt],
                         use_cache=True, logits_to_keep=1)
