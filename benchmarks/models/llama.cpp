@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "fixtures/detail/compat/torch_compat.h"
+#include "fixtures/cubench_torch.h"
 
 namespace cubench {
 namespace {
