@@ -9,6 +9,8 @@ for fp8), `sigmoid/torch/<dtype>/<n>/<cold|hot>/manual_time` is torch.sigmoid(x,
 `svd/torch/<dtype>/<n>/manual_time` is torch.linalg.svd, `resnet50_train/<precision>/<format>/<res>/<batch>`
 is one torchvision ResNet-50 training step (SGD momentum 0.9, lr 0.1; amp_fp16 with GradScaler)
 with peak memory,
+`bert_train/<precision>/<seq>/<batch>` is one transformers BertForMaskedLM(BertConfig()) training
+step (attn_implementation="sdpa", AdamW lr 1e-4 wd 0.01; amp_fp16 with GradScaler) with peak memory,
 `transformer_fwd/<mode>/sdpa/<batch>` is nn.Transformer's forward (python's layers use
 scaled_dot_product_attention) with peak memory from torch.cuda.max_memory_allocated,
 `torch/attention/<backend>/<pass>/<dtype>/<mask>/<head_dim>/<seq>` is F.scaled_dot_product_attention
@@ -80,6 +82,7 @@ def cases():
             for res, batch in ((224, 64), (224, 128), (224, 256), (32, 256)):
                 out.append((f"resnet50_train/{precision}/{fmt}/{res}/{batch}", "resnet",
                             dict(precision=precision, channels_last=fmt == "channels_last", res=res, batch=batch)))
+    out += bert_cases()
     for mode in ("inference", "train"):
         for batch in (32, 64, 128, 256):
             out.append((f"transformer_fwd/{mode}/sdpa/{batch}", "transformer", dict(train=mode == "train", batch=batch)))
@@ -127,6 +130,8 @@ def make_op(torch, dt, kind, a):
         return resnet_step(torch, a), 0.0, 0.0
     if kind == "transformer":
         return transformer_forward(torch, a), 0.0, 0.0
+    if kind == "bert":
+        return bert_step(torch, a), 0.0, 0.0
     if kind == "attention":
         return attention(torch, dt, a)
     raise ValueError(kind)
@@ -155,6 +160,45 @@ def resnet_step(torch, a):
         scaler.step(opt)
         scaler.update()
     step.images = a["batch"]
+    step.memory = True
+    return step
+
+
+def bert_cases():
+    """cubench's bert_train rows (benchmarks/bert_train.torch.cpp), in its order."""
+    return [(f"bert_train/{precision}/{seq}/{batch}", "bert", dict(precision=precision, seq=seq, batch=batch))
+            for precision in ("fp32", "tf32", "amp_fp16", "amp_bf16") for seq in (128, 512) for batch in (32, 64)]
+
+
+def bert_step(torch, a):
+    """One BertForMaskedLM training step on cubench's synthetic batch: random ids and token types,
+    no padding (no attention mask), round(0.15 seq) random positions per sequence labelled with
+    random ids, -100 elsewhere; torch.optim.AdamW with python's default (foreach on CUDA)."""
+    import transformers  # the GPU machine's python has it
+    torch.backends.cuda.matmul.allow_tf32 = a["precision"] == "tf32"
+    torch.backends.cudnn.allow_tf32 = a["precision"] == "tf32"
+    config = transformers.BertConfig()
+    model = transformers.BertForMaskedLM._from_config(config, attn_implementation="sdpa").cuda().train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01)
+    batch, seq = a["batch"], a["seq"]
+    ids = torch.randint(config.vocab_size, (batch, seq), device="cuda")
+    types = torch.randint(config.type_vocab_size, (batch, seq), device="cuda")
+    positions = torch.rand(batch, seq, device="cuda").topk(max(1, round(0.15 * seq)), dim=1).indices
+    labels = torch.full((batch, seq), -100, device="cuda").scatter(
+        1, positions, torch.randint(config.vocab_size, positions.shape, device="cuda"))
+    amp = a["precision"].startswith("amp_")
+    dtype = torch.bfloat16 if a["precision"] == "amp_bf16" else torch.float16
+    scaler = torch.amp.GradScaler("cuda", enabled=a["precision"] == "amp_fp16")
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=dtype, enabled=amp):
+            loss = model(input_ids=ids, token_type_ids=types, labels=labels).loss
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+    step.samples = batch
+    step.tokens = batch * seq
     step.memory = True
     return step
 
@@ -274,6 +318,9 @@ def main(argv):
             extra = {}
             if getattr(op, "images", 0):
                 extra["images_per_s"] = lambda sec, n=op.images: n / sec
+            if getattr(op, "samples", 0):
+                extra["samples_per_s"] = lambda sec, n=op.samples: n / sec
+                extra["tokens_per_s"] = lambda sec, n=op.tokens: n / sec
             if getattr(op, "memory", False):
                 peak_alloc, peak_res = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
                 extra["peak_allocated_bytes"] = lambda sec, v=peak_alloc: v
