@@ -13,8 +13,9 @@
 // Check, once per configuration (TrainStep::validate), with dropout off (the model in eval mode)
 // for the checked step and its reference, since dropout's masks would make them differ: an fp32
 // forward (TF32 off, no autocast) on the same batch gives the reference loss; then the step under
-// test runs; its loss must match the reference within loss_tolerance(), and every gradient and
-// every updated parameter must be finite. amp_fp16: a step the loss scaler skips is retried.
+// test runs; its loss must match the reference within loss_tolerance(), every gradient and
+// every updated parameter must be finite, and the parameters must have moved (the decoder bias by
+// at least lr / 10). amp_fp16: a step the loss scaler skips is retried.
 #include <cmath>
 #include <string>
 
@@ -142,6 +143,7 @@ class TrainStep {
   bool check_one_step() {
     const double reference = reference_loss();
     const int skipped = scaler_.skipped_steps();
+    const torch::Tensor bias_before = model_->decoder_bias.detach().clone();
     const double loss = step().item<double>();
     const std::string what = std::string(precision_name(c_.precision)) + " loss " +
                              std::to_string(loss) + " against an fp32 forward's " +
@@ -153,6 +155,13 @@ class TrainStep {
                             std::to_string(loss_tolerance(c_.precision)));
     if (scaler_.skipped_steps() > skipped) return false;
     torch::NoGradGuard no_grad;
+    // Adam moves every element with a gradient by about lr; weight decay alone, by lr wd |p|
+    // (1e-10 here): a step that did not update shows up as a bias that stayed put.
+    const double lr = optimizer_.settings().lr;
+    const double moved = (model_->decoder_bias - bias_before).abs().max().item<double>();
+    if (!(moved >= 0.1 * lr))
+      throw ValidationError("the step did not move the decoder bias (largest change " +
+                            std::to_string(moved) + ", lr " + std::to_string(lr) + "); " + what);
     const auto params = model_->parameters();
     for (std::size_t i = 0; i < params.size(); ++i) {
       if (!params[i].grad().defined() || !torch::isfinite(params[i].grad()).all().item<bool>())

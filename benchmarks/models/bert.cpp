@@ -19,7 +19,7 @@ void init_linear(nn::Linear& l) {
   if (l->bias.defined()) l->bias.zero_();
 }
 
-Tensor dropout(const Tensor& x, double p, bool training) {
+Tensor maybe_dropout(const Tensor& x, double p, bool training) {
   return training && p > 0 ? torch::dropout(x, p, true) : x;
 }
 
@@ -49,14 +49,14 @@ Tensor BertLayerImpl::forward(const Tensor& x) {
   q = k = v = Tensor();
   a = a.transpose(1, 2).reshape({batch, seq, c.hidden});
   a = attention_out(a);
-  a = dropout(a, c.dropout, is_training());
+  a = maybe_dropout(a, c.dropout, is_training());
   a = a + x;
   Tensor h = attention_norm(a);
   a = Tensor();
   Tensor f = intermediate(h);
   f = torch::gelu(f);  // exact (erf) GELU: the default approximation "none"
   f = output(f);
-  f = dropout(f, c.dropout, is_training());
+  f = maybe_dropout(f, c.dropout, is_training());
   f = f + h;
   h = Tensor();
   return output_norm(f);
@@ -84,7 +84,7 @@ Tensor BertForMaskedLMImpl::forward(const Tensor& input_ids, const Tensor& token
   x = x + token_type(token_type_ids);
   x = x + position(positions);
   x = embedding_norm(x);
-  x = dropout(x, c.dropout, is_training());
+  x = maybe_dropout(x, c.dropout, is_training());
   for (size_t i = 0; i < layers->size(); ++i) x = layers->at<BertLayerImpl>(i).forward(x);
   x = head_dense(x);
   x = torch::gelu(x);
