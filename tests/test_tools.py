@@ -1304,6 +1304,14 @@ class ExitPath(unittest.TestCase):
 
 
 class TorchReference(unittest.TestCase):
+    def test_bert_train_names_are_cubench_rows_in_its_order(self):
+        # benchmarks/bert_train.torch.cpp: precision, seq, batch.
+        r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^bert_train/")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        want = [f"bert_train/{p}/{s}/{b}/manual_time" for p in ("fp32", "tf32", "amp_fp16", "amp_bf16")
+                for s in (128, 512) for b in (32, 64)]
+        self.assertEqual(r.stdout.split(), want)
+
     def test_names_match_cubench(self):  # --list needs no PyTorch
         r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^gemm/bf16/4096/")
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -14,6 +14,8 @@ under inference_mode (the model and input in fp16/bf16 for those precisions, no 
 memory from after its first forward and first_forward_ms, that first forward's host time,
 `llama_decode/<dtype>/eager/<prompt>/<new>/<batch>` is transformers' LlamaForCausalLM at LLaMA-7B's
 configuration (random weights, StaticCache, a greedy loop by hand) with per-step counters,
+`bert_train/<precision>/<seq>/<batch>` is one transformers BertForMaskedLM(BertConfig()) training
+step (attn_implementation="sdpa", AdamW lr 1e-4 wd 0.01; amp_fp16 with GradScaler) with peak memory,
 `transformer_fwd/<mode>/sdpa/<batch>` is nn.Transformer's forward (python's layers use
 scaled_dot_product_attention) with peak memory from torch.cuda.max_memory_allocated,
 `torch/attention/<backend>/<pass>/<dtype>/<mask>/<head_dim>/<seq>` is F.scaled_dot_product_attention
@@ -88,6 +90,7 @@ def cases():
                             dict(precision=precision, channels_last=fmt == "channels_last", res=res, batch=batch)))
     out += resnet_infer_cases()
     out += llama_decode_cases()
+    out += bert_cases()
     for mode in ("inference", "train"):
         for batch in (32, 64, 128, 256):
             out.append((f"transformer_fwd/{mode}/sdpa/{batch}", "transformer", dict(train=mode == "train", batch=batch)))
@@ -155,6 +158,8 @@ def make_op(torch, dt, kind, a):
         return transformer_forward(torch, a), 0.0, 0.0
     if kind == "llama":
         return llama_generate(torch, dt, a), 0.0, 0.0
+    if kind == "bert":
+        return bert_step(torch, a), 0.0, 0.0
     if kind == "attention":
         return attention(torch, dt, a)
     raise ValueError(kind)
@@ -298,6 +303,43 @@ def llama_generate(torch, dt, a):
     generate.counters = counters
     generate.memory = True
     return generate
+def bert_cases():
+    """cubench's bert_train rows (benchmarks/bert_train.torch.cpp), in its order."""
+    return [(f"bert_train/{precision}/{seq}/{batch}", "bert", dict(precision=precision, seq=seq, batch=batch))
+            for precision in ("fp32", "tf32", "amp_fp16", "amp_bf16") for seq in (128, 512) for batch in (32, 64)]
+
+
+def bert_step(torch, a):
+    """One BertForMaskedLM training step on cubench's synthetic batch: random ids and token types,
+    no padding (no attention mask), round(0.15 seq) random positions per sequence labelled with
+    random ids, -100 elsewhere; torch.optim.AdamW with python's default (foreach on CUDA)."""
+    import transformers  # the GPU machine's python has it
+    torch.backends.cuda.matmul.allow_tf32 = a["precision"] == "tf32"
+    torch.backends.cudnn.allow_tf32 = a["precision"] == "tf32"
+    config = transformers.BertConfig()
+    model = transformers.BertForMaskedLM._from_config(config, attn_implementation="sdpa").cuda().train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01)
+    batch, seq = a["batch"], a["seq"]
+    ids = torch.randint(config.vocab_size, (batch, seq), device="cuda")
+    types = torch.randint(config.type_vocab_size, (batch, seq), device="cuda")
+    positions = torch.rand(batch, seq, device="cuda").topk(max(1, round(0.15 * seq)), dim=1).indices
+    labels = torch.full((batch, seq), -100, device="cuda").scatter(
+        1, positions, torch.randint(config.vocab_size, positions.shape, device="cuda"))
+    amp = a["precision"].startswith("amp_")
+    dtype = torch.bfloat16 if a["precision"] == "amp_bf16" else torch.float16
+    scaler = torch.amp.GradScaler("cuda", enabled=a["precision"] == "amp_fp16")
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=dtype, enabled=amp):
+            loss = model(input_ids=ids, token_type_ids=types, labels=labels).loss
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+    step.samples = batch
+    step.tokens = batch * seq
+    step.memory = True
+    return step
 
 
 def transformer_forward(torch, a):
@@ -421,6 +463,8 @@ def main(argv):
                 extra["tokens_per_s"] = lambda sec, n=op.tokens: n / sec
             for key, value in getattr(op, "counters", dict)().items():  # after the timed runs
                 extra[key] = lambda sec, v=value: v
+            if getattr(op, "samples", 0):
+                extra["samples_per_s"] = lambda sec, n=op.samples: n / sec
             if getattr(op, "memory", False):
                 peak_alloc, peak_res = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
                 extra["peak_allocated_bytes"] = lambda sec, v=peak_alloc: v

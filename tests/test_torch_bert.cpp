@@ -1,0 +1,137 @@
+// BERT for masked LM (benchmarks/models/bert.h), the multi-tensor AdamW and the bert_train
+// family's check, on the CPU (Debian's LibTorch 1.13 in CI).
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <iostream>
+#include <vector>
+
+#include "benchmarks/models/bert.h"
+#include "benchmarks/models/resnet50.h"  // parameter_count
+#include "fixtures/detail/check.h"
+#include "fixtures/detail/registry.h"
+#include "fixtures/detail/torch/foreach_adamw.h"
+
+namespace cubench {
+namespace {
+
+TEST(Bert, BaseHasTransformersParameterCount) {
+  BertForMaskedLM model;  // BERT-base, 440 MB in fp32
+  // transformers 5.17's BertForMaskedLM(BertConfig()): the tied decoder weight counted once.
+  EXPECT_EQ(parameter_count(*model), 109514298);
+  EXPECT_EQ(model->c.matmul_parameters(), 108965376);
+}
+
+TEST(Bert, LogitsCoverEveryPositionAndTheVocabulary) {
+  torch::manual_seed(1);
+  const auto c = BertConfig::tiny();
+  BertForMaskedLM model(c);
+  auto ids = torch::randint(c.vocab, {3, 16}, torch::kLong);
+  auto types = torch::randint(2, {3, 16}, torch::kLong);
+  EXPECT_EQ(model->forward(ids, types).sizes(), (std::vector<int64_t>{3, 16, c.vocab}));
+}
+
+TEST(Bert, DecoderIsTiedToTheWordEmbeddings) {
+  torch::manual_seed(2);
+  BertForMaskedLM model(BertConfig::tiny());
+  model->eval();
+  auto ids = torch::randint(6, 97, {1, 8}, torch::kLong);  // never token 5
+  auto types = torch::zeros({1, 8}, torch::kLong);
+  auto before = model->forward(ids, types).detach();
+  {
+    torch::NoGradGuard no_grad;
+    model->word->weight[5].add_(1.0);  // a row no input uses moves its logit only...
+  }
+  auto after = model->forward(ids, types).detach();
+  auto changed = (after - before).abs().amax({0, 1}) > 1e-6;
+  EXPECT_TRUE(changed[5].item<bool>());
+  EXPECT_EQ(changed.sum().item<int64_t>(), 1);  // ...through the tied decoder
+}
+
+TEST(Bert, MaskedLmLossCountsOnlyTheLabelledPositions) {
+  auto logits = torch::randn({2, 4, 7});
+  auto labels = torch::full({2, 4}, -100, torch::kLong);
+  labels[0][1] = 3, labels[1][2] = 6;
+  auto want = torch::nn::functional::cross_entropy(torch::stack({logits[0][1], logits[1][2]}),
+                                                   torch::tensor({3, 6}, torch::kLong));
+  EXPECT_NEAR(masked_lm_loss(logits, labels).item<double>(), want.item<double>(), 1e-6);
+}
+
+TEST(Bert, TinyModelLearnsAFixedBatch) {
+  torch::manual_seed(3);
+  const auto c = BertConfig::tiny();
+  BertForMaskedLM model(c);
+  model->eval();  // dropout off: each step must lower the loss on the batch it sees
+  ForeachAdamW opt(model->parameters(), AdamWSettings{1e-3, 0.9, 0.999, 1e-8, 0.01});
+  auto ids = torch::randint(c.vocab, {4, 16}, torch::kLong);
+  auto types = torch::randint(2, {4, 16}, torch::kLong);
+  auto labels = torch::where(torch::rand({4, 16}) < 0.3, ids, torch::full({4, 16}, -100L));
+  double first = 0, last = 0;
+  for (int i = 0; i < 8; ++i) {
+    opt.zero_grad();
+    auto loss = masked_lm_loss(model->forward(ids, types), labels);
+    loss.backward();
+    opt.step();
+    (i == 0 ? first : last) = loss.item<double>();
+  }
+  EXPECT_LT(last, first - 0.05) << "first " << first << ", last " << last;
+}
+
+TEST(ForeachAdamW, TakesLibTorchsAdamWSteps) {
+  torch::manual_seed(4);
+  std::vector<torch::Tensor> ours, theirs, initial;
+  for (auto shape : {std::vector<int64_t>{5, 3}, {7}, {2, 2, 2}}) {
+    auto p = torch::randn(shape);
+    initial.push_back(p);
+    ours.push_back(p.clone().requires_grad_());
+    theirs.push_back(p.clone().requires_grad_());
+  }
+  const AdamWSettings s{1e-2, 0.8, 0.95, 1e-6, 0.1};
+  ForeachAdamW foreach_adamw(ours, s);
+  torch::optim::AdamW reference(theirs, torch::optim::AdamWOptions(s.lr)
+                                            .betas({s.beta1, s.beta2})
+                                            .eps(s.eps)
+                                            .weight_decay(s.weight_decay));
+  for (int step = 0; step < 4; ++step) {
+    foreach_adamw.zero_grad();
+    reference.zero_grad();
+    for (std::size_t i = 0; i < ours.size(); ++i) {
+      auto g = torch::randn(ours[i].sizes());
+      ours[i].mutable_grad() = g.clone();
+      theirs[i].mutable_grad() = g.clone();
+    }
+    foreach_adamw.step();
+    reference.step();
+    for (std::size_t i = 0; i < ours.size(); ++i)
+      EXPECT_TRUE(torch::allclose(ours[i], theirs[i], 1e-6, 1e-7)) << "step " << step << ", " << i;
+  }
+  EXPECT_EQ(foreach_adamw.steps(), 4);
+  EXPECT_FALSE(torch::allclose(ours[0], initial[0]));  // the steps moved the parameters
+}
+
+TEST(BertTrain, CheckAcceptsAStepAndRejectsAPlantedFault) {
+  int families = 0;
+  for (const Spec& s : registered_cases()) {
+    if (s.needs_gpu() || s.name.rfind("cpu/bert_train/", 0) != 0) continue;
+    SCOPED_TRACE(s.name);
+    ++families;
+    auto env = Env::host_only(1);
+    auto c = s.make();
+    c->setup(*env);
+    c->run(*env);
+    EXPECT_NO_THROW(c->validate(*env));
+    EXPECT_GT(c->counters(1.0).at("tokens_per_s"), 0);
+    const std::string fault = c->plant_fault(*env);
+    ASSERT_FALSE(fault.empty());
+    try {
+      c->validate(*env);
+      ADD_FAILURE() << "the check accepted a planted fault: " << fault;
+    } catch (const ValidationError& e) {
+      std::cout << "[ CAUGHT ] " << s.name << ": " << fault << " -> " << e.what() << "\n";
+    }
+  }
+  EXPECT_EQ(families, 1);
+}
+
+}  // namespace
+}  // namespace cubench
