@@ -29,9 +29,9 @@ BottleneckImpl::BottleneckImpl(int64_t in, int64_t width, int64_t stride, bool d
 
 // In-place ReLUs and residual add, as torchvision's Bottleneck (ReLU(inplace=True), out +=
 // identity): the same kernels and the same saved tensors as the Python model we are compared with.
-// The downsample path runs last, as torchvision's does: run first, its output (4x the block's
-// width) stays allocated through conv1-conv3, and the inference peak at batch 256 was one 64 x 56
-// x 56 activation (102.8 MB in fp16) above PyTorch's (H200, docs/results/h200/issue18).
+// The downsample path runs last, as torchvision's does. (Its order was suspected for the
+// inference peak at batch 256 sitting one 64 x 56 x 56 activation, 102.8 MB in fp16, above
+// PyTorch's; the peak did not move with it: docs/results/h200/issue18, calls 1 and 2.)
 torch::Tensor BottleneckImpl::forward(torch::Tensor x) {
   torch::Tensor y = bn1(conv1(x)).relu_();
   y = bn2(conv2(y)).relu_();
