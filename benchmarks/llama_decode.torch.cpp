@@ -29,8 +29,8 @@
 // the step's own key and value.
 #include <algorithm>
 #include <chrono>
-#include <optional>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -156,8 +156,8 @@ class LlamaDecode final : public BenchmarkCase {
     stream_ = place_.on_gpu() ? env.stream() : nullptr;
     clock_ = std::make_unique<StepClock>(place_.on_gpu());
     const auto options = torch::TensorOptions().device(place_.device()).dtype(c_.dtype);
-    model_ = std::make_unique<LlamaModel>(c_.tiny ? small_config() : LlamaConfig::llama_7b(),
-                                          options);
+    model_ =
+        std::make_unique<LlamaModel>(c_.tiny ? small_config() : LlamaConfig::llama_7b(), options);
     model_->allocate_cache(c_.batch, c_.prompt + c_.new_tokens);
     const auto ints = torch::TensorOptions().device(place_.device()).dtype(torch::kLong);
     tokens_ = torch::zeros({c_.batch, c_.prompt + c_.new_tokens}, ints);
@@ -208,7 +208,8 @@ class LlamaDecode final : public BenchmarkCase {
     c["token_ms_p99"] = quantile(clock_->steps(), 0.99);
     // A decode step reads every weight but the embedding table (one row of it).
     const auto& cfg = model_->config();
-    const double read = model_->weight_bytes() * double(cfg.parameter_count() - cfg.vocab * cfg.hidden) /
+    const double read = model_->weight_bytes() *
+                        double(cfg.parameter_count() - cfg.vocab * cfg.hidden) /
                         double(cfg.parameter_count());
     if (step_ms > 0) c["weights_GBps"] = read / (step_ms * 1e-3) / 1e9;
     if (copy_ceiling() > 0 && step_ms > 0) {
@@ -316,10 +317,11 @@ class LlamaDecode final : public BenchmarkCase {
     const int64_t prompt = 8, steps = 4, batch = 2;
     small.allocate_cache(batch, prompt + steps);
     auto tokens = torch::randint(small.config().vocab, {batch, prompt + steps}, ints);
-    std::vector<torch::Tensor> cached = {small.forward(tokens.narrow(1, 0, prompt),
-                                                       torch::arange(prompt, ints), true, true)};
+    std::vector<torch::Tensor> cached = {
+        small.forward(tokens.narrow(1, 0, prompt), torch::arange(prompt, ints), true, true)};
     for (int64_t p = prompt; p < prompt + steps; ++p)
-      cached.push_back(small.forward(tokens.narrow(1, p, 1), torch::full({1}, p, ints), true, true));
+      cached.push_back(
+          small.forward(tokens.narrow(1, p, 1), torch::full({1}, p, ints), true, true));
     auto full = small.forward(tokens, torch::arange(prompt + steps, ints), false, false)
                     .narrow(1, prompt - 1, steps + 1);
     auto got = torch::cat(cached, 1);
@@ -327,10 +329,11 @@ class LlamaDecode final : public BenchmarkCase {
       throw ValidationError("the cached logits are not all finite");
     cache_error_ = relative_l2(got, full);
     if (!(cache_error_ <= cache_tolerance(c_.dtype)))
-      throw ValidationError("the logits through the KV cache differ from a full forward without "
-                            "it (small configuration): relative L2 error " +
-                            std::to_string(cache_error_) + " (bound " +
-                            std::to_string(cache_tolerance(c_.dtype)) + ")");
+      throw ValidationError(
+          "the logits through the KV cache differ from a full forward without "
+          "it (small configuration): relative L2 error " +
+          std::to_string(cache_error_) + " (bound " + std::to_string(cache_tolerance(c_.dtype)) +
+          ")");
   }
 
   void check_greedy_repeats() {
@@ -404,8 +407,12 @@ void add_llama_family(const std::string& name, std::vector<std::string> dtypes,
         return double(p.get_int("batch")) * double(p.get_int("prompt") + p.get_int("new"));
       })
       .make([tiny](const Point& p) {
-        Config c{parse_dtype(p.get_string("dtype")), p.get_bool("mode", "graph"),
-                 p.get_int("prompt"), p.get_int("new"), p.get_int("batch"), tiny};
+        Config c{parse_dtype(p.get_string("dtype")),
+                 p.get_bool("mode", "graph"),
+                 p.get_int("prompt"),
+                 p.get_int("new"),
+                 p.get_int("batch"),
+                 tiny};
         return std::make_unique<LlamaDecode>(c);
       })
       .add();

@@ -79,7 +79,8 @@ torch::Tensor LlamaModel::forward(const torch::Tensor& tokens, const torch::Tens
   // call's tokens.
   const int64_t key_count = use_cache ? keys_.at(0).size(2) : n;
   const auto key_positions = use_cache ? torch::arange(key_count, positions.options()) : positions;
-  const auto visible = key_positions.unsqueeze(0).le(positions.unsqueeze(1)).view({1, 1, n, key_count});
+  const auto visible =
+      key_positions.unsqueeze(0).le(positions.unsqueeze(1)).view({1, 1, n, key_count});
   // (the planted fault's late write wraps around the cache: never out of its bounds)
   const auto write_at =
       cache_write_offset_ ? (positions + cache_write_offset_).remainder(key_count) : positions;
@@ -112,8 +113,8 @@ torch::Tensor LlamaModel::forward(const torch::Tensor& tokens, const torch::Tens
 int64_t LlamaModel::parameter_count() const {
   int64_t count = embedding_.numel() + final_norm_.numel() + lm_head_.numel();
   for (const Layer& l : layers_)
-    for (const auto* t : {&l.attention_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.mlp_norm, &l.gate,
-                          &l.up, &l.down})
+    for (const auto* t :
+         {&l.attention_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.mlp_norm, &l.gate, &l.up, &l.down})
       count += t->numel();
   return count;
 }
