@@ -1,6 +1,6 @@
 #include "benchmarks/models/bert.h"
 
-#include "fixtures/detail/compat/torch_compat.h"
+#include "fixtures/cubench_torch.h"
 
 namespace cubench {
 namespace {
