@@ -25,21 +25,8 @@
 namespace cubench {
 namespace {
 
-enum class Precision { fp32, tf32, amp_fp16, amp_bf16 };
-
-const char* precision_name(Precision p) {
-  switch (p) {
-    case Precision::fp32:
-      return "fp32";
-    case Precision::tf32:
-      return "tf32";
-    case Precision::amp_fp16:
-      return "amp_fp16";
-    case Precision::amp_bf16:
-      return "amp_bf16";
-  }
-  return "?";
-}
+// fixtures/detail/torch/train_precision.h's, shared with the other training families.
+using Precision = TrainPrecision;
 
 // Relative agreement of the step's loss with the fp32 forward's. The loss of a random-init model
 // is about ln(30522) = 10.3, a mean over thousands of labelled positions: fp32 differs only in
@@ -145,7 +132,7 @@ class TrainStep {
     const int skipped = scaler_.skipped_steps();
     const torch::Tensor bias_before = model_->decoder_bias.detach().clone();
     const double loss = step().item<double>();
-    const std::string what = std::string(precision_name(c_.precision)) + " loss " +
+    const std::string what = std::string(train_precision_name(c_.precision)) + " loss " +
                              std::to_string(loss) + " against an fp32 forward's " +
                              std::to_string(reference) + " (dropout off in both)";
     loss_error_ = std::fabs(loss - reference) / std::fabs(reference);
@@ -229,12 +216,6 @@ class BertTrain final : public BenchmarkCase {
   std::unique_ptr<TrainStep> step_;
 };
 
-Precision parse_precision(const std::string& name) {
-  for (Precision p : {Precision::fp32, Precision::tf32, Precision::amp_fp16, Precision::amp_bf16})
-    if (name == precision_name(p)) return p;
-  throw Error("bert_train: no precision " + name);
-}
-
 void add_bert_family(const std::string& name, std::vector<std::string> precisions,
                      std::vector<std::int64_t> seq, std::vector<std::int64_t> batch,
                      BertConfig model, Timer timer) {
@@ -259,7 +240,8 @@ void add_bert_family(const std::string& name, std::vector<std::string> precision
       .sampling(Sampling::runs_per_sample(1))
       .size([](const Point& p) { return double(p.get_int("seq")) * p.get_int("batch"); })
       .make([model](const Point& p) {
-        Config c{parse_precision(p.get_string("precision")), p.get_int("seq"), p.get_int("batch")};
+        Config c{parse_train_precision("bert_train", p.get_string("precision")), p.get_int("seq"),
+                 p.get_int("batch")};
         return std::make_unique<BertTrain>(c, model);
       })
       .add();

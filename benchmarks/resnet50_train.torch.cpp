@@ -39,21 +39,8 @@
 namespace cubench {
 namespace {
 
-enum class Precision { fp32, tf32, amp_fp16, amp_bf16 };
-
-const char* precision_name(Precision p) {
-  switch (p) {
-    case Precision::fp32:
-      return "fp32";
-    case Precision::tf32:
-      return "tf32";
-    case Precision::amp_fp16:
-      return "amp_fp16";
-    case Precision::amp_bf16:
-      return "amp_bf16";
-  }
-  return "?";
-}
+// fixtures/detail/torch/train_precision.h's, shared with the other training families.
+using Precision = TrainPrecision;
 
 // Relative agreement between the step's loss and an fp32 forward on the same batch.
 double loss_tolerance(Precision p) {
@@ -103,7 +90,7 @@ struct Config {
   int64_t res, batch;
   int64_t classes() const { return res == 224 ? 1000 : 10; }
   std::string name(const std::string& prefix) const {
-    return prefix + "/" + precision_name(precision) +
+    return prefix + "/" + train_precision_name(precision) +
            (channels_last ? "/channels_last/" : "/nchw/") + std::to_string(res) + "/" +
            std::to_string(batch);
   }
@@ -311,7 +298,7 @@ class TrainStep {
       throw ValidationError("parameter " + std::to_string(worst) + " (" + shape_of(params[worst]) +
                             ")'s update applied a gradient off from the fp32 reference's by " +
                             std::to_string(worst_excess * bound) + " (relative L2; bound " +
-                            std::to_string(bound) + " for " + precision_name(c_.precision) +
+                            std::to_string(bound) + " for " + train_precision_name(c_.precision) +
                             (params[worst].dim() == 1 ? ", one-dimensional" : "") + "); " + what);
     }
     return true;
@@ -427,12 +414,6 @@ class ResNetTrain final : public BenchmarkCase {
 #endif
 };
 
-Precision parse_precision(const std::string& name) {
-  for (Precision p : {Precision::fp32, Precision::tf32, Precision::amp_fp16, Precision::amp_bf16})
-    if (name == precision_name(p)) return p;
-  throw Error("resnet50_train: no precision " + name);
-}
-
 // res and batch step together: 224 with batch 64, 128, 256; 32 (CIFAR-10) with 256.
 void add_resnet_family(const std::string& name, std::vector<std::string> precisions,
                        std::vector<std::string> formats, std::vector<std::int64_t> res,
@@ -471,8 +452,8 @@ void add_resnet_family(const std::string& name, std::vector<std::string> precisi
         return double(p.get_int("res")) * p.get_int("res") * p.get_int("batch");
       })
       .make([graph](const Point& p) {
-        Config c{parse_precision(p.get_string("precision")), p.get_bool("format", "channels_last"),
-                 p.get_int("res"), p.get_int("batch")};
+        Config c{parse_train_precision("resnet50_train", p.get_string("precision")),
+                 p.get_bool("format", "channels_last"), p.get_int("res"), p.get_int("batch")};
         return std::make_unique<ResNetTrain>(c, graph);
       })
       .add();
