@@ -4,8 +4,10 @@
 // weight decay 0.01; multi-tensor, as Python's default on CUDA) — on synthetic data made on the
 // device: random token ids and token types, no padding (every sequence full length, no attention
 // mask), 15% of the positions of each sequence labelled with random token ids, the rest -100.
-//   precision: fp32 (TF32 off), tf32, amp_fp16 (autocast + our dynamic loss scaling), amp_bf16
-//              (autocast); seq 128 or 512; batch 32 or 64.
+//   precision: fp32 (TF32 off), tf32, amp_fp16 (autocast + dynamic loss scaling decided on the
+//              device: DeviceLossScaler and ForeachAdamW::step_unless, the fused AdamW kernel with
+//              found_inf, so no host sync a step), amp_bf16 (autocast); seq 128 or 512; batch 32
+//              or 64.
 // cpu/bert_train/fp32/16/2: a tiny BERT (BertConfig::tiny) on the CPU, so CI runs the code.
 // Counters: samples_per_s, tokens_per_s, the allocator's peaks (TorchPlace::memory_counters) and
 // loss_error. Work: bert_train_step_flops (6 x matmul parameters x tokens plus attention's
@@ -47,7 +49,8 @@ class TrainStep {
   TrainStep(const Config& c, const BertConfig& model_config, torch::Device device)
       : c_(c),
         model_(model_config),
-        optimizer_(model_->parameters(), AdamWSettings{1e-4, 0.9, 0.999, 1e-8, 0.01}) {
+        optimizer_(model_->parameters(), AdamWSettings{1e-4, 0.9, 0.999, 1e-8, 0.01}),
+        scaler_(device) {
     model_->to(device);
     const auto longs = torch::TensorOptions().device(device).dtype(torch::kLong);
     input_ids_ = torch::randint(model_config.vocab, {c.batch, c.seq}, longs);
@@ -75,7 +78,8 @@ class TrainStep {
     }  // the logits die here, as HF's output object does in `loss = model(...).loss`
     if (c_.precision == Precision::amp_fp16) {
       scaler_.scale(loss).backward();
-      scaler_.step([this] { optimizer_.step(); }, model_->parameters());
+      scaler_.step([this](const torch::Tensor& found_inf) { optimizer_.step_unless(found_inf); },
+                   model_->parameters());
     } else {
       loss.backward();
       optimizer_.step();
@@ -163,7 +167,7 @@ class TrainStep {
   Config c_;
   BertForMaskedLM model_;
   ForeachAdamW optimizer_;
-  LossScaler scaler_;
+  DeviceLossScaler scaler_;  // amp_fp16's; its state is read on the host only by the check
   torch::Tensor input_ids_, token_types_, labels_;
   bool fault_armed_ = false;
   double loss_error_ = 0;

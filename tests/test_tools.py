@@ -1348,6 +1348,8 @@ class TorchReference(unittest.TestCase):
         for args, pattern in ((("--out", HERE), "--out .*: is a directory; name a file"),
                               (("--out", "/no/such/dir/t.json"), "--out .*: its directory /no/such/dir does not exist"),
                               (("--out", "t.json", "--repetitions", "0"), "--repetitions wants a count of at least 1"),
+                              (("--out", "t.json", "--min-samples", "0"), "--min-samples wants a count of at least 1"),
+                              (("--out", "t.json", "--warmup", "-1"), "--warmup wants a count of at least 0"),
                               (("--out", "t.json", "--filter", "(("), "--filter is not a valid regex"),
                               (("--filter", "x"), "the following arguments are required: --out")):
             with self.subTest(args=args):

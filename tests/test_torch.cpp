@@ -16,7 +16,6 @@
 #include "fixtures/detail/counters.h"
 #include "fixtures/detail/registry.h"
 #include "fixtures/detail/torch/foreach_sgd.h"
-#include "fixtures/detail/torch/loss_scaler.h"
 #include "gpu_test.h"
 #include "smallest_cases.h"
 
@@ -94,55 +93,6 @@ TEST(ForeachSGD, MatchesLibTorchsSgdWithMomentum) {
   }
   sgd.zero_grad();
   EXPECT_FALSE(ours->weight.grad().defined());
-}
-
-// Planted inf: the step is skipped and the scale halved; then a good step unscales and steps.
-void expect_scaler_skips_an_inf_step(torch::Device device) {
-  torch::nn::Linear layer(4, 2);
-  layer->to(device);
-  torch::optim::SGD opt(layer->parameters(), torch::optim::SGDOptions(0.5));
-  LossScaler scaler;
-  auto run_backward = [&] {
-    opt.zero_grad();
-    scaler.scale(layer->forward(torch::ones({1, 4}, device)).sum()).backward();
-  };
-  auto weight_before = layer->weight.detach().clone();
-  run_backward();
-  layer->weight.grad()[0][1] = std::numeric_limits<float>::infinity();  // planted
-  EXPECT_FALSE(scaler.step([&] { opt.step(); }, layer->parameters()));
-  EXPECT_DOUBLE_EQ(scaler.scale_value(), 32768.0);
-  EXPECT_EQ(scaler.skipped_steps(), 1);
-  EXPECT_TRUE(torch::equal(weight_before, layer->weight.detach()));
-
-  run_backward();
-  EXPECT_TRUE(scaler.step([&] { opt.step(); }, layer->parameters()));
-  // The unscaled gradient of sum(W x + b) with x = 1 is 1 for every weight: W -= 0.5.
-  EXPECT_TRUE(torch::allclose(layer->weight.detach(), weight_before - 0.5));
-  EXPECT_DOUBLE_EQ(scaler.scale_value(), 32768.0);
-}
-
-TEST(LossScaler, HalvesItsScaleAndSkipsTheStepOnAnInfGradient) {
-  expect_scaler_skips_an_inf_step(torch::kCPU);
-}
-
-#if CUBENCH_TORCH_CUDA
-// On CUDA the scaler takes GradScaler's fused check-and-unscale kernel: the same rule must hold.
-TEST(LossScalerGpu, HalvesItsScaleAndSkipsTheStepOnAnInfGradient) {
-  CUBENCH_REQUIRE_GPU();
-  expect_scaler_skips_an_inf_step(torch::Device(torch::kCUDA, 0));
-}
-#endif
-
-TEST(LossScaler, GrowsAfterItsIntervalOfGoodSteps) {
-  torch::nn::Linear layer(2, 1);
-  torch::optim::SGD opt(layer->parameters(), torch::optim::SGDOptions(0.0));
-  LossScaler scaler(8.0, 2.0, 0.5, /*growth_interval=*/3);
-  for (int i = 0; i < 3; ++i) {
-    opt.zero_grad();
-    scaler.scale(layer->forward(torch::ones({1, 2})).sum()).backward();
-    EXPECT_TRUE(scaler.step([&] { opt.step(); }, layer->parameters()));
-  }
-  EXPECT_DOUBLE_EQ(scaler.scale_value(), 16.0);
 }
 
 TEST(Transformer, SequenceFirstOutputShape) {

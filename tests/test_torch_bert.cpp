@@ -1,5 +1,5 @@
 // BERT for masked LM (benchmarks/models/bert.h), the multi-tensor AdamW and the bert_train
-// family's check, on the CPU (Debian's LibTorch 1.13 in CI).
+// family's check, on the CPU (Debian's LibTorch 1.13 in CI); step_unless' fused kernel on a GPU.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -11,6 +11,7 @@
 #include "fixtures/detail/check.h"
 #include "fixtures/detail/registry.h"
 #include "fixtures/detail/torch/foreach_adamw.h"
+#include "gpu_test.h"
 
 namespace cubench {
 namespace {
@@ -40,7 +41,9 @@ TEST(Bert, DecoderIsTiedToTheWordEmbeddings) {
   auto before = model->forward(ids, types).detach();
   {
     torch::NoGradGuard no_grad;
-    model->word->weight[5].add_(1.0);  // a row no input uses moves its logit only...
+    // A row no input uses moves its logit only... (by a vector that is not constant: the head's
+    // LayerNorm output sums to zero, so adding a constant to the row leaves the logit as it was)
+    model->word->weight[5].add_(torch::randn({model->c.hidden}));
   }
   auto after = model->forward(ids, types).detach();
   auto changed = (after - before).abs().amax({0, 1}) > 1e-6;
@@ -107,6 +110,52 @@ TEST(ForeachAdamW, TakesLibTorchsAdamWSteps) {
   }
   EXPECT_EQ(foreach_adamw.steps(), 4);
   EXPECT_FALSE(torch::allclose(ours[0], initial[0]));  // the steps moved the parameters
+}
+
+// step_unless with nothing found takes step()'s steps; with the flag set, nothing moves (moments
+// included) and the next good step is counted as the one before it was. On the CPU a host read
+// and step(); on a GPU the fused kernel with found_inf (a different kernel: allclose, not equal).
+void expect_step_unless_steps_as_step(torch::Device device) {
+  torch::manual_seed(5);
+  std::vector<torch::Tensor> plain, unless;
+  for (auto shape : {std::vector<int64_t>{5, 3}, {7}, {2, 2, 2}}) {
+    auto p = torch::randn(shape, torch::TensorOptions().device(device));
+    plain.push_back(p.clone().requires_grad_());
+    unless.push_back(p.clone().requires_grad_());
+  }
+  const AdamWSettings s{1e-2, 0.8, 0.95, 1e-6, 0.1};
+  ForeachAdamW a(plain, s), b(unless, s);
+  const auto flag = [&](float v) { return torch::full({1}, v, plain[0].options()); };
+  for (int step = 0; step < 4; ++step) {
+    a.zero_grad();
+    b.zero_grad();
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+      auto g = torch::randn(plain[i].sizes(), plain[i].options());
+      plain[i].mutable_grad() = g.clone();
+      unless[i].mutable_grad() = g.clone();
+    }
+    if (step == 2) {  // a skipped step: b's parameters stay put, a takes no step either
+      std::vector<torch::Tensor> before;
+      for (auto& p : unless) before.push_back(p.detach().clone());
+      b.step_unless(flag(1.0f));
+      for (std::size_t i = 0; i < unless.size(); ++i)
+        EXPECT_TRUE(torch::equal(unless[i], before[i])) << "skipped step moved " << i;
+      continue;
+    }
+    a.step();
+    b.step_unless(flag(0.0f));
+    for (std::size_t i = 0; i < plain.size(); ++i)
+      EXPECT_TRUE(torch::allclose(plain[i], unless[i], 1e-5, 1e-6)) << "step " << step << ", " << i;
+  }
+}
+
+TEST(ForeachAdamW, StepUnlessStepsAsStepAndSkipsWhenFound) {
+  expect_step_unless_steps_as_step(torch::kCPU);
+}
+
+TEST(ForeachAdamWGpu, StepUnlessStepsAsStepAndSkipsWhenFound) {
+  CUBENCH_REQUIRE_GPU();
+  expect_step_unless_steps_as_step(torch::Device(torch::kCUDA, 0));
 }
 
 TEST(BertTrain, CheckAcceptsAStepAndRejectsAPlantedFault) {

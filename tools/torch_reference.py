@@ -48,10 +48,17 @@ def parse_args(argv):
     p.add_argument("--filter", default=".", help="regex on benchmark names (default: all)")
     p.add_argument("--repetitions", type=int, default=5)
     p.add_argument("--min-time", type=float, default=0.2, help="seconds of samples per repetition")
+    p.add_argument("--min-samples", type=int, default=3,
+                   help="samples per repetition at least (1 for a case that is a whole generation)")
+    p.add_argument("--warmup", type=int, default=3, help="untimed calls before the first repetition")
     p.add_argument("--list", action="store_true", help="print the names and exit")
     args = p.parse_args(argv)
     if args.repetitions < 1:
         raise InputError(f"--repetitions wants a count of at least 1, got {args.repetitions}")
+    if args.min_samples < 1:
+        raise InputError(f"--min-samples wants a count of at least 1, got {args.min_samples}")
+    if args.warmup < 0:
+        raise InputError(f"--warmup wants a count of at least 0, got {args.warmup}")
     if not 0 <= args.min_time < 3600:
         raise InputError(f"--min-time wants seconds from 0 to 3600, got {args.min_time}")
     try:
@@ -386,15 +393,16 @@ def attention(torch, dt, a):
     return op, flops, 0.0
 
 
-def time_case(torch, op, cold, repetitions, min_time, flush):
-    for _ in range(3):  # warm-up: handles, heuristics, module load
+def time_case(torch, op, cold, args, flush):
+    repetitions, min_time = args.repetitions, args.min_time
+    for _ in range(args.warmup):  # handles, heuristics, module load
         op()
     torch.cuda.synchronize()
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     reps = []
     for _ in range(repetitions):
         samples, total = [], 0.0
-        while total < min_time or len(samples) < 3:
+        while total < min_time or len(samples) < args.min_samples:
             if cold:
                 flush.add_(1)
             start.record()
@@ -453,7 +461,7 @@ def main(argv):
             torch.cuda.reset_peak_memory_stats()
             op, flops, nbytes = make_op(torch, dt, kind, a)
             at_start = torch.cuda.memory_allocated()  # model and inputs, before the first call
-            reps = time_case(torch, op, a.get("cold", False), args.repetitions, args.min_time, flush)
+            reps = time_case(torch, op, a.get("cold", False), args, flush)
             extra = {}
             if getattr(op, "images", 0):
                 extra["images_per_s"] = lambda sec, n=op.images: n / sec
