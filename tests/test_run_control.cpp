@@ -1,8 +1,10 @@
 // What decides how long a benchmark samples and what a row says of its conditions, all without a
 // GPU: the stopping rule, the run flags, the default suite, NVML's reasons turned into counters
 // and label words, the interrupted mark and the progress line's durations.
+#include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -17,6 +19,7 @@
 #include "fixtures/detail/options.h"
 #include "fixtures/detail/progress.h"
 #include "fixtures/detail/registry.h"
+#include "fixtures/detail/runner.h"
 #include "fixtures/detail/schema_reporter.h"
 #include "fixtures/detail/stopping.h"
 #include "tests/nothing_case.h"
@@ -235,6 +238,66 @@ TEST(Interrupt, AbandonedRowsAreLeftOut) {
   auto kept = finished_runs({done, cut, done});
   ASSERT_EQ(kept.size(), 2u);
   EXPECT_EQ(kept[0].run_name.function_name, "run_control_test/done");
+}
+
+// A case that asks for the run to end (as a SIGTERM would) while its second repetition's row is
+// written: the signal then lands between two repetitions, and the next one is skipped before it
+// samples (two rows done, one skipped: Google Benchmark computes their statistics).
+class InterruptsAfterItsSecondRow final : public BenchmarkCase {
+ public:
+  void setup(Env&) override {}
+  void run(Env&) override {}
+  void validate(Env&) override {}
+  Work work() const override { return {}; }
+  std::map<std::string, double> counters(double) const override {
+    if (++rows_ == 2) simulate_interrupt(SIGTERM);
+    return {};
+  }
+
+ private:
+  mutable int rows_ = 0;
+};
+
+struct RunsSeen : benchmark::BenchmarkReporter {
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs)
+      if (r.run_type == Run::RT_Iteration) iterations.push_back(r.iterations);
+  }
+  std::vector<benchmark::IterationCount> iterations;
+};
+
+// Google Benchmark aborts the process when a benchmark's repetitions have different iteration
+// counts (ComputeStats' check): a repetition skipped after others ran must count as they do, or
+// an interruption between repetitions loses every row of the run (seen on the H200, 2026-12-04).
+// Without the fix this test dies of that abort.
+TEST(Interrupt, ASignalBetweenRepetitionsEndsTheRunWithoutAborting) {
+  Family("run_control_test/interrupted_repetitions", "")
+      .axis(int_axis("n", {1}))
+      .timer(Timer::host_clock)
+      .make([](const Point&) { return std::make_unique<InterruptsAfterItsSecondRow>(); })
+      .add();
+  const Spec* spec = nullptr;
+  for (const Spec& s : registered_cases())
+    if (s.family == "run_control_test/interrupted_repetitions") spec = &s;
+  ASSERT_NE(spec, nullptr);
+  const Options saved = options();
+  Options quick = saved;
+  quick.adaptive = true;
+  quick.stopping.min_samples = 2;
+  quick.stopping.timeout = 0.01;
+  set_options(quick);
+  benchmark::RegisterBenchmark(spec->name.c_str(),
+                               [spec](benchmark::State& state) { run_case(state, *spec); })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Repetitions(3);
+  RunsSeen seen;
+  benchmark::RunSpecifiedBenchmarks(&seen, "^run_control_test/interrupted_repetitions/");
+  release_active_case();
+  simulate_interrupt(0);
+  set_options(saved);
+  EXPECT_EQ(seen.iterations, (std::vector<benchmark::IterationCount>{1, 1, 1}));
 }
 
 TEST(Progress, DurationsReadAtAGlance) {
