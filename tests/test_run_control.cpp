@@ -3,6 +3,9 @@
 // and label words, the interrupted mark and the progress line's durations.
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
@@ -238,6 +241,36 @@ TEST(Interrupt, AbandonedRowsAreLeftOut) {
   auto kept = finished_runs({done, cut, done});
   ASSERT_EQ(kept.size(), 2u);
   EXPECT_EQ(kept[0].run_name.function_name, "run_control_test/done");
+}
+
+// coreutils' `timeout` sends its SIGTERM to the command and then to its process group: two
+// deliveries of one request. The second must not kill (the run would end without its JSON's
+// close), as it did with SA_RESETHAND on the H200. raise() delivers before it returns.
+TEST(Interrupt, TheSameSignalTwiceAtOnceIsOneRequest) {
+  install_interrupt_handlers();
+  raise(SIGTERM);
+  raise(SIGTERM);  // killed this test's process before
+  EXPECT_EQ(interrupt_signal(), SIGTERM);
+  simulate_interrupt(0);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+}
+
+// ...while a second signal a second later still kills: the way out of a hung library call.
+TEST(Interrupt, ASecondSignalASecondLaterKills) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // only async-signal-safe calls here
+    install_interrupt_handlers();
+    raise(SIGINT);
+    const timespec wait{1, 200000000};
+    nanosleep(&wait, nullptr);
+    raise(SIGINT);
+    _exit(0);  // not reached if the second signal killed
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
 }
 
 // A case that asks for the run to end (as a SIGTERM would) while its second repetition's row is
