@@ -6,11 +6,12 @@ the same call. Medians of 5 repetitions each side; `x eager` is PyTorch's median
 cubench's; the peak gap is cubench's peak allocated bytes against torch.cuda.max_memory_allocated
 (the issue's bound: 5%). The U-test verdicts are tools/compare's (compare-*.md next to this)."""
 import glob
-import json
 import os
-import re
+import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(here, "../../../../tools"))
+import results  # noqa: E402  the tools' reader: it loads a file a killed run cut mid-write
 COUNTERS = ("images_per_s", "samples_per_s", "tokens_per_s", "ttft_ms", "token_ms_median",
             "token_ms_p99", "pct_copy_ceiling", "first_forward_ms")
 
@@ -19,7 +20,7 @@ def medians(path):
     """name (no /manual_time) -> the median aggregate row (error rows as they are), with the
     median of the repetitions' counters where the aggregate lacks them (torch_reference.py's)."""
     out, reps = {}, {}
-    for b in json.load(open(path))["benchmarks"]:
+    for b in results.read(path)["benchmarks"]:
         name = b["name"].split("/manual_time")[0]
         if b.get("error_occurred"):
             out[name] = b
@@ -38,7 +39,7 @@ def medians(path):
 def peaks(path):
     """name -> peak_allocated_bytes of its first repetition (a median row may not carry it)."""
     out = {}
-    for b in json.load(open(path))["benchmarks"]:
+    for b in results.read(path)["benchmarks"]:
         if "peak_allocated_bytes" in b:
             out.setdefault(b["name"].split("/manual_time")[0], b["peak_allocated_bytes"])
     return out

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 18, seventh H200 call (right after the sixth, same commit: its build is reused):
+# Issue 18, eighth H200 call (right after the seventh, the whole ctest; same commit, build reused):
 # LLaMA-7B decode at 1024 + 256 (bf16, then fp16) and ResNet-50 inference in NCHW and at batch
 # 64, each beside PyTorch eager from this call, with the clock logged.
 #   OUT=/tmp/out CUBENCH_GIT_REVISION=<commit> docs/results/h200/plans/issue18-call7.sh
