@@ -4,7 +4,9 @@ process and alternating, (a) transformers' model and (b) a replica of cubench's 
 (benchmarks/models/bert.cpp: the same ops in the same order, through torch.nn.functional), both
 with torch.optim.AdamW and autocast as tools/torch_reference.py's bert_step; then prints each
 one's 15 most expensive CUDA kernels (torch.profiler) over 3 steps. If (b) is as fast as (a), the
-gap is LibTorch's C++ path (or the harness); if not, the kernel tables show which op differs.
+gap is LibTorch's C++ path, the harness or the libraries it loads (the cuBLAS this process loads is
+printed last: compare `ldd build/cuda-13.0/cubench`); if not, the kernel tables show which op
+differs.
   python3 docs/results/h200/plans/issue18-bert-probe.py [precision seq batch]  (amp_bf16 512 64)"""
 import sys
 import time
@@ -127,4 +129,9 @@ for name, step in steps.items():
         print(prof.key_averages().table(sort_by="device_time_total", row_limit=15, max_name_column_width=70))
     except (AttributeError, KeyError, ValueError):
         print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=15, max_name_column_width=70))
+# Which cuBLAS/cuDNN this process loaded (cubench's context says the ones it runs with; LibTorch in
+# cubench may resolve libcublas to the toolkit's, python's torch to its wheel's).
+with open("/proc/self/maps") as maps:
+    libs = sorted({line.split()[-1] for line in maps if any(n in line for n in ("libcublas", "libcudnn.so", "libnccl"))})
+print("loaded:", *libs, sep="\n  ")
 print(f"at {time.strftime('%H:%M:%S')}")
