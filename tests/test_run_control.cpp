@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -247,29 +248,47 @@ TEST(Interrupt, AbandonedRowsAreLeftOut) {
 // deliveries of one request. The second must not kill (the run would end without its JSON's
 // close), as it did with SA_RESETHAND on the H200. raise() delivers before it returns.
 TEST(Interrupt, TheSameSignalTwiceAtOnceIsOneRequest) {
+  struct sigaction old_term = {};
+  struct sigaction old_int = {};
+  sigaction(SIGTERM, nullptr, &old_term);
+  sigaction(SIGINT, nullptr, &old_int);
+  simulate_interrupt(0);  // no signal seen yet: the first below is a first
   install_interrupt_handlers();
   raise(SIGTERM);
   raise(SIGTERM);  // killed this test's process before
   EXPECT_EQ(interrupt_signal(), SIGTERM);
   simulate_interrupt(0);
-  signal(SIGTERM, SIG_DFL);
-  signal(SIGINT, SIG_DFL);
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGINT, &old_int, nullptr);
 }
 
 // ...while a second signal a second later still kills: the way out of a hung library call.
+// The child says, through a pipe, that it outlived the first signal: a first signal that killed
+// would look the same at waitpid.
 TEST(Interrupt, ASecondSignalASecondLaterKills) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  simulate_interrupt(0);  // the child inherits this: its first signal is a first
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {  // only async-signal-safe calls here
+    close(pipe_fds[0]);
     install_interrupt_handlers();
     raise(SIGINT);
-    const timespec wait{1, 200000000};
-    nanosleep(&wait, nullptr);
+    const timespec pause{1, 200000000};
+    nanosleep(&pause, nullptr);
+    const char alive = 'a';
+    if (write(pipe_fds[1], &alive, 1) != 1) _exit(2);
     raise(SIGINT);
     _exit(0);  // not reached if the second signal killed
   }
+  close(pipe_fds[1]);
+  char got = 0;
+  const ssize_t n = read(pipe_fds[0], &got, 1);
+  close(pipe_fds[0]);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_EQ(n, 1) << "the first signal killed the child";
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status;
 }
 
@@ -278,17 +297,18 @@ TEST(Interrupt, ASecondSignalASecondLaterKills) {
 // samples (two rows done, one skipped: Google Benchmark computes their statistics).
 class InterruptsAfterItsSecondRow final : public BenchmarkCase {
  public:
+  explicit InterruptsAfterItsSecondRow(std::shared_ptr<int> rows) : rows_(std::move(rows)) {}
   void setup(Env&) override {}
   void run(Env&) override {}
   void validate(Env&) override {}
   Work work() const override { return {}; }
   std::map<std::string, double> counters(double) const override {
-    if (++rows_ == 2) simulate_interrupt(SIGTERM);
+    if (++*rows_ == 2) simulate_interrupt(SIGTERM);
     return {};
   }
 
  private:
-  mutable int rows_ = 0;
+  std::shared_ptr<int> rows_;  // rows written, across the case's repetitions
 };
 
 struct RunsSeen : benchmark::BenchmarkReporter {
@@ -305,21 +325,23 @@ struct RunsSeen : benchmark::BenchmarkReporter {
 // an interruption between repetitions loses every row of the run (seen on the H200, 2026-12-04).
 // Without the fix this test dies of that abort.
 TEST(Interrupt, ASignalBetweenRepetitionsEndsTheRunWithoutAborting) {
+  auto rows = std::make_shared<int>(0);
   Family("run_control_test/interrupted_repetitions", "")
       .axis(int_axis("n", {1}))
       .timer(Timer::host_clock)
-      .make([](const Point&) { return std::make_unique<InterruptsAfterItsSecondRow>(); })
+      .make([rows](const Point&) { return std::make_unique<InterruptsAfterItsSecondRow>(rows); })
       .add();
-  const Spec* spec = nullptr;
+  std::optional<Spec> spec;  // a copy: the registry's vector may grow under it
   for (const Spec& s : registered_cases())
-    if (s.family == "run_control_test/interrupted_repetitions") spec = &s;
-  ASSERT_NE(spec, nullptr);
+    if (s.family == "run_control_test/interrupted_repetitions") spec = s;
+  ASSERT_TRUE(spec.has_value());
   const Options saved = options();
   Options quick = saved;
   quick.adaptive = true;
   quick.stopping.min_samples = 2;
   quick.stopping.timeout = 0.01;
   set_options(quick);
+  simulate_interrupt(0);
   benchmark::RegisterBenchmark(spec->name.c_str(),
                                [spec](benchmark::State& state) { run_case(state, *spec); })
       ->UseManualTime()
@@ -328,8 +350,10 @@ TEST(Interrupt, ASignalBetweenRepetitionsEndsTheRunWithoutAborting) {
   RunsSeen seen;
   benchmark::RunSpecifiedBenchmarks(&seen, "^run_control_test/interrupted_repetitions/");
   release_active_case();
+  benchmark::ClearRegisteredBenchmarks();
   simulate_interrupt(0);
   set_options(saved);
+  EXPECT_EQ(*rows, 2);  // two repetitions ran and wrote their rows; the third was skipped
   EXPECT_EQ(seen.iterations, (std::vector<benchmark::IterationCount>{1, 1, 1}));
 }
 

@@ -153,10 +153,12 @@ TEST(ForeachAdamW, StepUnlessStepsAsStepAndSkipsWhenFound) {
   expect_step_unless_steps_as_step(torch::kCPU);
 }
 
+#if CUBENCH_TORCH_CUDA  // a CPU-only LibTorch has no CUDA tensors, GPU or not
 TEST(ForeachAdamWGpu, StepUnlessStepsAsStepAndSkipsWhenFound) {
   CUBENCH_REQUIRE_GPU();
   expect_step_unless_steps_as_step(torch::Device(torch::kCUDA, 0));
 }
+#endif
 
 TEST(BertTrain, CheckAcceptsAStepAndRejectsAPlantedFault) {
   int families = 0;
