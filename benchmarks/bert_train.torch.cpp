@@ -2,9 +2,9 @@
 // modelling (benchmarks/models/bert.h, as HF's BertForMaskedLM) with the C++ frontend —
 // zero_grad (set to none), forward, MLM loss, backward, AdamW (lr 1e-4, betas 0.9/0.999, eps 1e-8,
 // weight decay 0.01; multi-tensor, as Python's default on CUDA, but fused in amp_fp16, below) — on
-// synthetic data made on the
-// device: random token ids and token types, no padding (every sequence full length, no attention
-// mask), 15% of the positions of each sequence labelled with random token ids, the rest -100.
+// synthetic data made on the device: random token ids and token types, no padding (every sequence
+// full length, no attention mask), 15% of the positions of each sequence labelled with random
+// token ids, the rest -100.
 //   precision: fp32 (TF32 off), tf32, amp_fp16 (autocast + dynamic loss scaling decided on the
 //              device: DeviceLossScaler and ForeachAdamW::step_unless, the fused AdamW kernel with
 //              found_inf, so no host sync a step; PyTorch's reference keeps its default AdamW,
