@@ -71,10 +71,7 @@ class TrainStep {
     optimizer_.zero_grad();
     torch::Tensor loss;
     {
-      const bool amp = c_.precision == Precision::amp_fp16 || c_.precision == Precision::amp_bf16;
-      torch_compat::CudaAutocast autocast(
-          amp && input_ids_.is_cuda(),
-          c_.precision == Precision::amp_bf16 ? at::kBFloat16 : at::kHalf);
+      const auto autocast = train_autocast(c_.precision, input_ids_.is_cuda());
       torch::Tensor logits = model_->forward(input_ids_, token_types_);
       loss = fault_armed_ ? wrong_loss(logits) : masked_lm_loss(logits, labels_);
     }  // the logits die here, as HF's output object does in `loss = model(...).loss`

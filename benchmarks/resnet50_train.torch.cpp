@@ -123,10 +123,7 @@ class TrainStep {
     optimizer_.zero_grad();
     torch::Tensor loss;
     {
-      const bool amp = c_.precision == Precision::amp_fp16 || c_.precision == Precision::amp_bf16;
-      torch_compat::CudaAutocast autocast(
-          amp && images_.is_cuda(),
-          c_.precision == Precision::amp_bf16 ? at::kBFloat16 : at::kHalf);
+      const auto autocast = train_autocast(c_.precision, images_.is_cuda());
       loss = torch::nn::functional::cross_entropy(model_->forward(images_), labels_);
     }
     if (c_.precision == Precision::amp_fp16) {

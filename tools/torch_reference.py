@@ -172,6 +172,24 @@ def make_op(torch, dt, kind, a):
     raise ValueError(kind)
 
 
+def train_step(torch, precision, opt, loss_of):
+    """One training step as python writes it: zero_grad (set to none), the loss under autocast
+    (fp16 or bf16 for amp_*), backward and the optimizer step through GradScaler (a no-op but for
+    amp_fp16). loss_of() runs the forward and returns the loss."""
+    amp = precision.startswith("amp_")
+    dtype = torch.bfloat16 if precision == "amp_bf16" else torch.float16
+    scaler = torch.amp.GradScaler("cuda", enabled=precision == "amp_fp16")
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=dtype, enabled=amp):
+            loss = loss_of()
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+    return step
+
+
 def resnet_step(torch, a):
     import torchvision  # the GPU machine's python has it
     classes = 1000 if a["res"] == 224 else 10
@@ -183,17 +201,7 @@ def resnet_step(torch, a):
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     x = torch.randn(a["batch"], 3, a["res"], a["res"], device="cuda").to(memory_format=fmt)
     y = torch.randint(classes, (a["batch"],), device="cuda")
-    amp = a["precision"].startswith("amp_")
-    dtype = torch.bfloat16 if a["precision"] == "amp_bf16" else torch.float16
-    scaler = torch.amp.GradScaler("cuda", enabled=a["precision"] == "amp_fp16")
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=dtype, enabled=amp):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-        scaler.scale(loss).backward()
-        scaler.step(opt)
-        scaler.update()
+    step = train_step(torch, a["precision"], opt, lambda: torch.nn.functional.cross_entropy(model(x), y))
     step.images = a["batch"]
     step.memory = True
     return step
@@ -332,17 +340,8 @@ def bert_step(torch, a):
     positions = torch.rand(batch, seq, device="cuda").topk(max(1, round(0.15 * seq)), dim=1).indices
     labels = torch.full((batch, seq), -100, device="cuda").scatter(
         1, positions, torch.randint(config.vocab_size, positions.shape, device="cuda"))
-    amp = a["precision"].startswith("amp_")
-    dtype = torch.bfloat16 if a["precision"] == "amp_bf16" else torch.float16
-    scaler = torch.amp.GradScaler("cuda", enabled=a["precision"] == "amp_fp16")
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=dtype, enabled=amp):
-            loss = model(input_ids=ids, token_type_ids=types, labels=labels).loss
-        scaler.scale(loss).backward()
-        scaler.step(opt)
-        scaler.update()
+    step = train_step(torch, a["precision"], opt,
+                      lambda: model(input_ids=ids, token_type_ids=types, labels=labels).loss)
     step.samples = batch
     step.tokens = batch * seq
     step.memory = True
