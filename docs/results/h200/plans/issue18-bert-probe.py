@@ -6,8 +6,13 @@ with torch.optim.AdamW and autocast as tools/torch_reference.py's bert_step; the
 one's 15 most expensive CUDA kernels (torch.profiler) over 3 steps. If (b) is as fast as (a), the
 gap is LibTorch's C++ path, the harness or the libraries it loads (the cuBLAS this process loads is
 printed last: compare `ldd build/cuda-13.0/cubench`); if not, the kernel tables show which op
-differs.
-  python3 docs/results/h200/plans/issue18-bert-probe.py [precision seq batch]  (amp_bf16 512 64)"""
+differs. (Call 9: the replica was as fast as transformers, 97.06 against 97.13 ms; cubench 109.5.)
+Two more modes for call 11, the replica alone: `conditions` times it, alternating, under what
+differs in cubench's process (a non-default stream, as the harness's; TF32 allowed, as cubench's
+AMP rows set it); `steps` runs 3 + 30 steps and nothing else, for ncu to time its kernels beside
+cubench's.
+  python3 docs/results/h200/plans/issue18-bert-probe.py [precision seq batch [conditions|steps]]
+  (amp_bf16 512 64)"""
 import sys
 import time
 
@@ -17,6 +22,7 @@ import transformers
 
 precision, seq, batch = (sys.argv[1], int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 \
     else ("amp_bf16", 512, 64)
+mode = sys.argv[4] if len(sys.argv) > 4 else "compare"
 amp = precision.startswith("amp_")
 dtype = torch.bfloat16 if precision == "amp_bf16" else torch.float16
 torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
@@ -95,6 +101,45 @@ def stepper(model, loss_of):
     return step
 
 
+def replica_step():
+    return stepper(Replica().train(), lambda m: F.cross_entropy(m(ids, types).view(-1, V), labels.view(-1)))
+
+
+def tf32(on):
+    torch.backends.cuda.matmul.allow_tf32 = on
+    torch.backends.cudnn.allow_tf32 = on
+
+
+if mode == "steps":  # for ncu: nothing but the replica's steps
+    step = replica_step()
+    for _ in range(33):
+        step()
+    torch.cuda.synchronize()
+    sys.exit(0)
+if mode == "conditions":
+    side = torch.cuda.Stream()  # non-blocking, as cubench's own stream
+    default = torch.cuda.current_stream()
+    step = replica_step()
+    conditions = {"default stream": (default, False), "default stream, TF32 on": (default, True),
+                  "side stream": (side, False), "side stream, TF32 on": (side, True)}
+    times = {name: [] for name in conditions}
+    for _ in range(5):
+        for name, (stream, on) in conditions.items():
+            tf32(on)
+            with torch.cuda.stream(stream):
+                for _ in range(2):
+                    step()
+                start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                for _ in range(3):
+                    step()
+                stop.record()
+            stop.synchronize()
+            times[name].append(start.elapsed_time(stop) / 3)
+    for name, t in times.items():
+        print(f"replica, {name}: {precision} {seq}/{batch} median {sorted(t)[2]:.2f} ms a step "
+              f"({', '.join(f'{x:.2f}' for x in t)})")
+    sys.exit(0)
 hf = transformers.BertForMaskedLM._from_config(config, attn_implementation="sdpa").cuda().train()
 replica = Replica().train()
 print(f"parameters: transformers {sum(p.numel() for p in hf.parameters()):,}, "
