@@ -1,5 +1,7 @@
 #include "benchmarks/models/bert.h"
 
+#include "benchmarks/models/aten_linear.h"
+
 #include "fixtures/cubench_torch.h"
 
 namespace cubench {
@@ -44,18 +46,19 @@ Tensor BertLayerImpl::forward(const Tensor& x) {
   auto heads = [&](const Tensor& t) {
     return t.view({batch, seq, c.heads, head_dim}).transpose(1, 2);
   };
-  Tensor q = heads(query(x)), k = heads(key(x)), v = heads(value(x));
+  Tensor q = heads(aten_linear(query, x)), k = heads(aten_linear(key, x)),
+         v = heads(aten_linear(value, x));
   Tensor a = torch_compat::scaled_dot_product_attention(q, k, v, is_training() ? c.dropout : 0.0);
   q = k = v = Tensor();
   a = a.transpose(1, 2).reshape({batch, seq, c.hidden});
-  a = attention_out(a);
+  a = aten_linear(attention_out, a);
   a = maybe_dropout(a, c.dropout, is_training());
   a = a + x;
   Tensor h = attention_norm(a);
   a = Tensor();
-  Tensor f = intermediate(h);
+  Tensor f = aten_linear(intermediate, h);
   f = torch::gelu(f);  // exact (erf) GELU: the default approximation "none"
-  f = output(f);
+  f = aten_linear(output, f);
   f = maybe_dropout(f, c.dropout, is_training());
   f = f + h;
   h = Tensor();
@@ -86,7 +89,7 @@ Tensor BertForMaskedLMImpl::forward(const Tensor& input_ids, const Tensor& token
   x = embedding_norm(x);
   x = maybe_dropout(x, c.dropout, is_training());
   for (size_t i = 0; i < layers->size(); ++i) x = layers->at<BertLayerImpl>(i).forward(x);
-  x = head_dense(x);
+  x = aten_linear(head_dense, x);
   x = torch::gelu(x);
   x = head_norm(x);
   return torch::linear(x, word->weight, decoder_bias);

@@ -1,5 +1,7 @@
 #include "benchmarks/models/transformer_sdpa.h"
 
+#include "benchmarks/models/aten_linear.h"
+
 #include "fixtures/cubench_torch.h"
 
 namespace cubench {
@@ -70,10 +72,10 @@ Tensor add_and_norm(nn::LayerNorm& norm, const Tensor& x, Tensor branch) {
 // built with it).
 Tensor feed_forward(nn::Linear& linear1, nn::Dropout& dropout, nn::Linear& linear2,
                     const Tensor& x) {
-  Tensor h = linear1(x);
+  Tensor h = aten_linear(linear1, x);
   h = torch::relu(h);
   h = dropout(h);
-  return linear2(h);
+  return aten_linear(linear2, h);
 }
 
 Tensor encoder_layer(nn::TransformerEncoderLayerImpl& l, Tensor x) {
