@@ -29,13 +29,21 @@ BottleneckImpl::BottleneckImpl(int64_t in, int64_t width, int64_t stride, bool d
 
 // In-place ReLUs and residual add, as torchvision's Bottleneck (ReLU(inplace=True), out +=
 // identity): the same kernels and the same saved tensors as the Python model we are compared with.
-// The downsample path runs last, as torchvision's does. (Its order was suspected for the
-// inference peak at batch 256 sitting one 64 x 56 x 56 activation, 102.8 MB in fp16, above
-// PyTorch's; the peak did not move with it: docs/results/h200/issue18, calls 1 and 2.)
+// One layer a statement, each result replacing the last, as torchvision's `out = self.conv2(out)`:
+// a chained `y = bn2(conv2(y))` keeps the old y (the block's previous activation) alive through
+// both layers. By our count that puts one 64 x 56 x 56 activation more than PyTorch holds at the
+// inference peak (bn3 in layer1's second and third blocks, where the layer's input, the block's
+// input and conv3's and bn3's outputs are alive too): the size of the gap the H200 showed
+// (docs/results/h200/issue18: +205.6 MB at fp32 NCHW batch 256, such a tensor being 205.5 MB;
+// +51.3 at batch 64, 51.4; +25.7 in fp16 channels-last at 64, 25.7). The downsample path runs
+// last, as torchvision's does.
 torch::Tensor BottleneckImpl::forward(torch::Tensor x) {
-  torch::Tensor y = bn1(conv1(x)).relu_();
-  y = bn2(conv2(y)).relu_();
-  y = bn3(conv3(y));
+  torch::Tensor y = conv1(x);
+  y = bn1(y).relu_();
+  y = conv2(y);
+  y = bn2(y).relu_();
+  y = conv3(y);
+  y = bn3(y);
   y += downsample ? downsample->forward(x) : x;
   return y.relu_();
 }
@@ -58,7 +66,8 @@ ResNet50Impl::ResNet50Impl(int64_t classes) {
 }
 
 torch::Tensor ResNet50Impl::forward(torch::Tensor x) {
-  x = stem_bn(stem(x)).relu_();
+  x = stem(x);
+  x = stem_bn(x).relu_();
   x = torch::max_pool2d(x, 3, 2, 1);
   // Sequential's forward is a template: name the return type.
   for (auto* layer : {&layer1, &layer2, &layer3, &layer4}) x = (*layer)->forward<torch::Tensor>(x);
