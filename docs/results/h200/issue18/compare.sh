@@ -45,4 +45,15 @@ PY
   done
   pair "call 8: llama_decode bf16 1024 + 256, eager" tokens_per_s,token_ms_median,ttft_ms call8/pytorch-llama-bf16-1024.json call8/llama-bf16-1024.json '/eager/'
   pair "call 8: llama_decode bf16 1024 + 256, CUDA graph (against python's eager)" tokens_per_s,token_ms_median,ttft_ms call8/pytorch-llama-bf16-1024.json call8/llama-bf16-1024.json '/graph/' '/graph/=/eager/'
+  pair "call 9: bert_train seq 512, before the ATen-linear fix" samples_per_s call9/pytorch-bert-512.json call9/bert-512.json '.'
+  pair "call 9: resnet50_infer NCHW and channels-last batch 64, eager" images_per_s call9/pytorch-infer.json call9/infer.json '/eager/'
+  pair "call 9: resnet50_infer NCHW and channels-last batch 64, CUDA graph (against python's eager)" images_per_s call9/pytorch-infer.json call9/infer.json '/graph/' '/graph/=/eager/'
+  pair "call 10: llama_decode fp16 1024 + 256, eager" tokens_per_s,token_ms_median,ttft_ms call10/pytorch-llama-fp16-1024.json call10/llama-fp16-1024.json '/eager/'
+  pair "call 10: llama_decode fp16 1024 + 256, CUDA graph (against python's eager)" tokens_per_s,token_ms_median,ttft_ms call10/pytorch-llama-fp16-1024.json call10/llama-fp16-1024.json '/graph/' '/graph/=/eager/'
+  pair "call 10: llama_decode bf16 1024 + 256 batch 32, CUDA graph (against python's eager)" tokens_per_s,token_ms_median,ttft_ms call10/pytorch-llama-bf16-1024-32.json call10/llama-bf16-1024-graph.json '/graph/' '/graph/=/eager/'
+  pair "call 11 against call 10's python: llama_decode fp16 1024 + 256 batch 32, CUDA graph" tokens_per_s,token_ms_median,ttft_ms call10/pytorch-llama-fp16-1024.json call11/llama-fp16-1024-graph-32.json '/graph/' '/graph/=/eager/'
+  pair "call 12: bert_train seq 512, after the ATen-linear fix" samples_per_s call12/pytorch-bert-512.json call12/bert-512.json '.'
+  pair "call 12: bert_train seq 128, after the fix" samples_per_s call12/pytorch-bert-128.json call12/bert-128.json '.'
+  pair "call 13 against call 12's python: bert_train amp_bf16/128/64" samples_per_s call12/pytorch-bert-128.json call13/bert-128-bf16-64.json '.'
+  pair "call 12: transformer_fwd sdpa batch 32, after the fix" peak_allocated_bytes call12/pytorch-transformer-sdpa-32.json call12/transformer-sdpa-32.json '.'
 } > compare.md

@@ -84,12 +84,25 @@ def table(call, cubench_files, python_files):
         print("| " + " | ".join(cells) + " |")
 
 
+# Calls whose cubench rows have their python twins in another call: call 11's llama_decode
+# fp16 graph batch 32 (python's eager batch 32 ran in call 10) and call 13's bert_train
+# amp_bf16/128/64 (python's in call 12, a minute before, on the same machine).
+PYTHON_FROM = {"call11": "call10", "call13": "call12"}
+
+
+def call_number(path):
+    return int(os.path.basename(path)[len("call"):])
+
+
 def main():
     print("# Issue 18 on the H200: cubench's model families beside PyTorch eager (python3 tables.py)")
     print("\n" + __doc__.split("\n\n")[0].split("tables.md. ", 1)[1])
-    for call in sorted(glob.glob(os.path.join(here, "call*"))):
+    for call in sorted(glob.glob(os.path.join(here, "call*")), key=call_number):
         files = sorted(glob.glob(os.path.join(call, "*.json")))
         python_files = [f for f in files if os.path.basename(f).startswith("pytorch-")]
+        if os.path.basename(call) in PYTHON_FROM:
+            python_files = sorted(glob.glob(os.path.join(here, PYTHON_FROM[os.path.basename(call)],
+                                                         "pytorch-*.json")))
         cubench_files = [f for f in files if f not in python_files]
         if cubench_files:
             table(os.path.basename(call), cubench_files, python_files)
