@@ -4,8 +4,9 @@
 // in eval mode; `train` keeps the autograd graph and runs backward. Batch 32, 64, 128, 256.
 // attention `module` is the C++ frontend's own MultiheadAttention, which materialises the
 // batch x heads x S x S score matrix; `sdpa` (LibTorch 2.x) runs the same module's weights and
-// layers with Python's attention (benchmarks/models/transformer_sdpa.h), as python's
-// nn.Transformer does: the pair shows how much the attention kernel decides peak memory.
+// layers with Python's attention and Python's Linear (benchmarks/models/transformer_sdpa.h), as
+// python's nn.Transformer does: the pair shows how much the attention kernel decides peak memory
+// (the Linear path changes the time, not the peak: the bias is added in place either way).
 // Counters: peak allocated and reserved bytes of PyTorch's caching allocator since the check
 // (its cache emptied then), fragmentation, inactive-split bytes, model bytes, what was allocated
 // when the peaks restarted, time per forward. An out-of-memory batch is a skipped

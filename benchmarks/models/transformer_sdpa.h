@@ -6,7 +6,9 @@
 // matrix as the C++ frontend's MultiheadAttention does. Written by hand because the C++ frontend
 // has no SDPA attention module; it follows torch/nn/functional.py op for op (packed in-projection,
 // the same contiguous copies, the same views), so the caching allocator sees the same tensors and
-// peak memory can be compared with Python's.
+// peak memory can be compared with Python's. Its feed-forward Linear layers go through ATen's
+// linear, as Python's do (benchmarks/models/aten_linear.h: the C++ module's forward would add the
+// bias in a separate kernel).
 // Post-norm layers with ReLU (PyTorch's defaults, what the benchmark builds); no masks.
 #include <torch/torch.h>
 
