@@ -6,7 +6,7 @@
 // batch x heads x S x S score matrix; `sdpa` (LibTorch 2.x) runs the same module's weights and
 // layers with Python's attention and Python's Linear (benchmarks/models/transformer_sdpa.h), as
 // python's nn.Transformer does: the pair shows how much the attention kernel decides peak memory
-// (the Linear path changes the time, not the peak: the bias is added in place either way).
+// (the Linear path changes the time, not the peak: neither makes a tensor the other does not).
 // Counters: peak allocated and reserved bytes of PyTorch's caching allocator since the check
 // (its cache emptied then), fragmentation, inactive-split bytes, model bytes, what was allocated
 // when the peaks restarted, time per forward. An out-of-memory batch is a skipped
