@@ -1,6 +1,7 @@
 #pragma once
 // A Linear module applied as Python's nn.Linear applies it: through ATen's linear, which runs a
-// 3-D contiguous input as one addmm on the flattened rows, the bias added in cuBLASLt's epilogue.
+// 3-D contiguous input as one addmm on the flattened rows, the bias in it (in cuBLASLt's epilogue
+// on the GPU).
 // The module's own forward does not: LibTorch's C++ torch::nn::functional::linear is a
 // hand-written matmul followed by `output += bias` for any input that is not 2-D — a GEMM without
 // the epilogue plus a broadcast add, each layer. ncu on the H200 (docs/results/h200/issue18/call11)
