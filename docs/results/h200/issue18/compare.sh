@@ -56,4 +56,8 @@ PY
   pair "call 12: bert_train seq 128, after the fix" samples_per_s call12/pytorch-bert-128.json call12/bert-128.json '.'
   pair "call 13 against call 12's python: bert_train amp_bf16/128/64" samples_per_s call12/pytorch-bert-128.json call13/bert-128-bf16-64.json '.'
   pair "call 12: transformer_fwd sdpa batch 32, after the fix" peak_allocated_bytes call12/pytorch-transformer-sdpa-32.json call12/transformer-sdpa-32.json '.'
+  pair "call 14: resnet50_infer eager batch 64 and 256, peaks after 8132d6e (bottleneck one layer a statement)" images_per_s,peak_allocated_bytes call14/pytorch-infer-peaks.json call14/infer-peaks.json '.'
+  pair "call 16: resnet50_infer channels-last batch 64, eager, five processes a side (tools/merge-processes)" images_per_s,peak_allocated_bytes call16/pytorch-merged.json call16/cubench-merged.json '.'
+  pair "call 17: llama_decode bf16 1024 + 256 batch 32, eager" tokens_per_s,peak_allocated_bytes call17/pytorch-llama-bf16-1024.json call17/llama-bf16-1024.json '/eager/'
+  pair "call 17: llama_decode bf16 1024 + 256 batch 8, CUDA graph (against python's eager)" tokens_per_s,token_ms_median call17/pytorch-llama-bf16-1024.json call17/llama-bf16-1024.json '/graph/' '/graph/=/eager/'
 } > compare.md

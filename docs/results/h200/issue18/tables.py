@@ -2,7 +2,8 @@
 """Issue 18's tables from the H200 calls' JSON in this folder (no numpy): python3 tables.py >
 tables.md. Each cubench row beside PyTorch eager's row of the same model, input and mode (a
 CUDA-graph row beside python's eager one: the issue's target is graph >= 1.3x python eager), from
-the same call. Medians of 5 repetitions each side; `x eager` is PyTorch's median time over
+the same call. Medians of 5 repetitions each side (call 16: of 5 processes each side, each
+process's median, tools/merge-processes); `x eager` is PyTorch's median time over
 cubench's; the peak gap is cubench's peak allocated bytes against torch.cuda.max_memory_allocated
 (the issue's bound: 5%). The U-test verdicts are tools/compare's (compare-*.md next to this)."""
 import glob
@@ -28,6 +29,9 @@ def medians(path):
             out[name] = dict(b)
         elif b.get("run_type") == "iteration":
             reps.setdefault(name, []).append(b)
+    for name, rows in reps.items():  # a merged file (tools/merge-processes) has no aggregates
+        if name not in out:
+            out[name] = sorted(rows, key=ms)[(len(rows) - 1) // 2]
     for name, row in out.items():
         for c in COUNTERS:
             values = sorted(r[c] for r in reps.get(name, []) if c in r)
@@ -99,6 +103,8 @@ def main():
     print("\n" + __doc__.split("\n\n")[0].split("tables.md. ", 1)[1])
     for call in sorted(glob.glob(os.path.join(here, "call*")), key=call_number):
         files = sorted(glob.glob(os.path.join(call, "*.json")))
+        merged = [f for f in files if f.endswith("-merged.json")]
+        files = merged or files  # a call of processes: its merged files, one sample a process
         python_files = [f for f in files if os.path.basename(f).startswith("pytorch-")]
         if os.path.basename(call) in PYTHON_FROM:
             python_files = sorted(glob.glob(os.path.join(here, PYTHON_FROM[os.path.basename(call)],
