@@ -98,9 +98,8 @@ def call_number(path):
     return int(os.path.basename(path)[len("call"):])
 
 
-def main():
-    print("# Issue 18 on the H200: cubench's model families beside PyTorch eager (python3 tables.py)")
-    print("\n" + __doc__.split("\n\n")[0].split("tables.md. ", 1)[1])
+def calls():
+    """(call, cubench files, python files) for each call folder, in call order."""
     for call in sorted(glob.glob(os.path.join(here, "call*")), key=call_number):
         files = sorted(glob.glob(os.path.join(call, "*.json")))
         merged = [f for f in files if f.endswith("-merged.json")]
@@ -109,9 +108,15 @@ def main():
         if os.path.basename(call) in PYTHON_FROM:
             python_files = sorted(glob.glob(os.path.join(here, PYTHON_FROM[os.path.basename(call)],
                                                          "pytorch-*.json")))
-        cubench_files = [f for f in files if f not in python_files]
+        yield os.path.basename(call), [f for f in files if f not in python_files], python_files
+
+
+def main():
+    print("# Issue 18 on the H200: cubench's model families beside PyTorch eager (python3 tables.py)")
+    print("\n" + __doc__.split("\n\n")[0].split("tables.md. ", 1)[1])
+    for call, cubench_files, python_files in calls():
         if cubench_files:
-            table(os.path.basename(call), cubench_files, python_files)
+            table(call, cubench_files, python_files)
 
 
 if __name__ == "__main__":
