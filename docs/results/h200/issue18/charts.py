@@ -28,11 +28,7 @@ def is_graph(name):
 
 def pairs(cubench_files, python_files):
     """(row, x python eager or None, peak gap % or None) for every cubench row with a python twin."""
-    cb, py, cb_peak, py_peak = {}, {}, {}, {}
-    for f in cubench_files:
-        cb.update(tables.medians(f)), cb_peak.update(tables.peaks(f))
-    for f in python_files:
-        py.update(tables.medians(f)), py_peak.update(tables.peaks(f))
+    (cb, cb_peak), (py, py_peak) = tables.load(cubench_files), tables.load(python_files)
     out = []
     for name, b in cb.items():
         p = py.get(tables.python_name(name))

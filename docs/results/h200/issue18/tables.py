@@ -57,12 +57,17 @@ def python_name(name):
     return name.replace("_graph/", "/").replace("/graph/", "/eager/")
 
 
+def load(files):
+    """The medians and the peaks of several files, by row name (a later file's row wins)."""
+    rows, peak = {}, {}
+    for f in files:
+        rows.update(medians(f))
+        peak.update(peaks(f))
+    return rows, peak
+
+
 def table(call, cubench_files, python_files):
-    cb, py, cb_peak, py_peak = {}, {}, {}, {}
-    for f in cubench_files:
-        cb.update(medians(f)), cb_peak.update(peaks(f))
-    for f in python_files:
-        py.update(medians(f)), py_peak.update(peaks(f))
+    (cb, cb_peak), (py, py_peak) = load(cubench_files), load(python_files)
     print(f"\n## {call}: {', '.join(os.path.relpath(f, here) for f in cubench_files + python_files)}\n")
     print("| row | cubench ms | PyTorch eager ms | x eager | counters (cubench / PyTorch) |"
           " peak MB cubench / PyTorch | gap |")
