@@ -1,6 +1,6 @@
-// GPU tests: our kernels against CPU references, the harness's memory and timing pieces, and the
-// validation of every registered benchmark family at its smallest size. Each skips with the
-// reason on a machine without a GPU.
+// GPU tests: our kernels against CPU references, the harness's memory and timing pieces, and each
+// registered benchmark family's check at its smallest sizes (one test per family). Each skips
+// with the reason on a machine without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,9 +11,12 @@
 #include <set>
 #include <vector>
 
+#include "family_check.h"
 #include "fixtures/detail/ceiling.h"
 #include "fixtures/detail/check.h"
+#include "fixtures/detail/context.h"
 #include "fixtures/detail/counters.h"
+#include "fixtures/detail/device.h"
 #include "fixtures/detail/env.h"
 #include "fixtures/detail/options.h"
 #include "fixtures/detail/registry.h"
@@ -272,106 +275,42 @@ TEST(Contract, EveryFamilyDeclaresWhatItsSchemaNames) {
   }
 }
 
-// A family that searches in its set-up (gemm_peak) searches for --cubench_search_seconds, 60 s in
-// a run: here the checks are of what the search found, not of how far it got, so a short box.
-void bound_set_up_searches() {
-  Options o = options();
-  o.search_seconds = 0.5;
-  set_options(o);
+// Each context key has one writer (collect_context and its providers: the build, the libraries,
+// LibTorch, cuDNN, NCCL; main's own keys), so Google Benchmark never refuses a second value with
+// an error line. This binary links every optional part the build has. No GPU needed.
+TEST(Contract, EveryContextKeyHasOneWriter) {
+  ContextFields fields = collect_context(probe_gpus(), 0);
+  for (const char* main_key : {"world", "input_seed", "copy_ceiling_GBps",
+                               "gpu_other_processes_at_start", "suite", "stopping"})
+    fields.emplace_back(main_key, "");
+  EXPECT_EQ(repeated_context_keys(fields), std::vector<std::string>{});
+  EXPECT_EQ(repeated_context_keys({{"a", "1"}, {"b", "2"}, {"a", "3"}, {"a", "4"}}),
+            std::vector<std::string>{"a"});
 }
 
-// Every registered family (name without its sizes), at its smallest size: set-up, one run and
-// its validation must pass on the inputs a default run draws (the same seed).
-TEST(Fixtures, EveryFamilyValidatesAtItsSmallestSize) {
+// Every family's check at its smallest sizes (family_check.h), one test per family. They hold
+// one of the GPU's slots, not the whole GPU (tests/CMakeLists.txt): they time nothing.
+class EveryGpuFamily : public testing::TestWithParam<std::string> {};
+
+TEST_P(EveryGpuFamily, AcceptsARunAndRejectsAPlantedFault) {
   CUBENCH_REQUIRE_GPU();
-  bound_set_up_searches();
-  const auto smallest = smallest_of_each_variant(/*on_gpu=*/true);
-  ASSERT_GE(smallest.size(), variants_narrowed() ? 1u : 30u);
-  for (auto& [family, spec] : smallest) {
-    SCOPED_TRACE(spec->name);
-    Env env(0, case_seed(spec->name, Options{}.seed));
-    auto work = spec->make();
-    try {
-      work->setup(env);
-      work->prepare(env);
-      work->run(env);
-      work->validate(env);
-      CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
-      for (const auto& counter : work->counters(1.0))
-        EXPECT_NE(find_counter(counter.first), nullptr) << counter.first << " is not declared";
-    } catch (const KnownInaccuracy& e) {
-      // The check caught a result the library is documented here to get wrong (gesvdp fp32):
-      // the run reports it as inaccurate, untimed; it is not this check failing.
-      std::cout << "[ REPORTED ] " << e.what() << "\n";
-    } catch (const NotSupported& e) {
-      // The library has nothing for this configuration on this GPU: a reported row. Not on the
-      // Hopper GPUs cubench is measured on, where every family's every variant runs (H200,
-      // 2026-12-04): there it would be a graph or a layout gone wrong, hiding as a skip.
-      std::cout << "[ NOT SUPPORTED ] " << e.what() << "\n";
-      if (env.info().cc_major >= 9)
-        ADD_FAILURE() << "not supported on compute capability 9+: " << e.what();
-    } catch (const std::exception& e) {
-      // fp8 on a GPU older than Ada is a stated limitation, not a failure.
-      std::string what = e.what();
-      if (what.find("needs compute capability") != std::string::npos)
-        std::cout << "[ REPORTED ] " << what << "\n";
-      else
-        ADD_FAILURE() << what;
-    }
-  }
+  check_family_at_its_smallest_sizes(GetParam(), /*on_gpu=*/true);
 }
 
-// The checks' own test: every family at its smallest size, once as it is (its check must accept
-// it) and once with a fault planted in its result (BenchmarkCase::plant_fault: one element 10%
-// off, a singular value 1% off...), which its check must reject. A family with a result and no
-// planted fault fails here, so a new family cannot skip it.
-TEST(Fixtures, EveryFamilysCheckRejectsAPlantedFault) {
-  CUBENCH_REQUIRE_GPU();
-  // Families whose result is only "it ran" (launch/empty times launches of an empty kernel).
-  const std::set<std::string> no_result = {"launch/empty"};
-  bound_set_up_searches();
-  const auto smallest = smallest_of_each_variant(/*on_gpu=*/true);
-  int caught = 0;
-  for (auto& [family, spec] : smallest) {
-    SCOPED_TRACE(spec->name);
-    Env env(0, case_seed(spec->name, Options{}.seed));
-    auto work = spec->make();
-    try {
-      work->setup(env);
-      work->prepare(env);
-      work->run(env);
-      work->validate(env);
-    } catch (const NotSupported& e) {
-      std::cout << "[ NOT SUPPORTED ] " << e.what() << "\n";
-      if (env.info().cc_major >= 9)
-        ADD_FAILURE() << "not supported on compute capability 9+: " << e.what();
-      continue;
-    } catch (const std::exception& e) {
-      std::string what = e.what();
-      if (what.find("needs compute capability") == std::string::npos)
-        ADD_FAILURE() << "unplanted run rejected: " << what;
-      continue;
-    }
-    work->prepare(env);
-    work->run(env);
-    const std::string fault = work->plant_fault(env);
-    if (fault.empty()) {
-      if (no_result.count(family))
-        std::cout << "[ NO FAULT ] " << family << "\n";
-      else
-        ADD_FAILURE() << family << " has a result but plants no fault (plant_fault)";
-      continue;
-    }
-    try {
-      work->validate(env);
-      ADD_FAILURE() << "the check accepted a planted fault: " << fault;
-    } catch (const ValidationError& e) {
-      ++caught;
-      std::cout << "[ CAUGHT ] " << spec->name << ": " << fault << " -> "
-                << std::string(e.what()).substr(0, 200) << "\n";
-    }
-  }
-  EXPECT_GE(caught, variants_narrowed() ? 1 : 10);
+INSTANTIATE_TEST_SUITE_P(Check, EveryGpuFamily, testing::ValuesIn(families_with_cases(true)),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           return family_test_name(p.param);
+                         });
+
+// A family with a GPU case cannot slip out of the checks above: each has its test. No GPU needed.
+TEST(Contract, EveryGpuFamilyHasACheckTest) {
+  if (variants_narrowed()) GTEST_SKIP() << "CUBENCH_TEST_VARIANTS narrows the families";
+  std::set<std::string> families;
+  for (const Spec& s : registered_cases())
+    if (s.needs_gpu()) families.insert(family_test_name(s.family));
+  EXPECT_EQ(instantiated_family_tests("Check/EveryGpuFamily"), families);
+  EXPECT_GE(families.size(), 6u);  // gemm, gemm_autotune, gemm_decode, svd, sigmoid, launch...
+  EXPECT_GE(smallest_of_each_variant(/*on_gpu=*/true).size(), 30u);
 }
 
 }  // namespace

@@ -7,10 +7,12 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "benchmarks/models/resnet50.h"
 #include "benchmarks/models/transformer_sdpa.h"
+#include "family_check.h"
 #include "fixtures/detail/check.h"
 #include "fixtures/detail/compat/torch_compat.h"
 #include "fixtures/detail/counters.h"
@@ -233,52 +235,28 @@ TEST(Transformer, CheckAcceptsARunAndRejectsAPlantedFault) {
   EXPECT_EQ(families, torch_compat::kHasSdpa ? 4 : 2);
 }
 
-// Every CPU family at its smallest size: set-up, a run and the validation pass.
-TEST(CpuFixtures, EveryFamilyValidates) {
-  const auto smallest = smallest_of_each_variant(/*on_gpu=*/false);
-  ASSERT_GE(smallest.size(), 1u);
-  for (auto& [family, spec] : smallest) {
-    SCOPED_TRACE(spec->name);
-    auto env = Env::host_only(1);
-    auto c = spec->make();
-    EXPECT_NO_THROW({
-      c->setup(*env);
-      c->run(*env);
-      c->validate(*env);
-    });
-    for (const auto& counter : c->counters(1.0))
-      EXPECT_NE(find_counter(counter.first), nullptr) << counter.first << " is not declared";
-  }
+// Every CPU family's check at its smallest sizes (family_check.h): a run accepted, a planted
+// fault (a negated layer gradient in the ResNet-50 step, one element off in the operations)
+// rejected. One test per family; they run on the host, beside the GPU tests.
+class EveryHostFamily : public testing::TestWithParam<std::string> {};
+
+TEST_P(EveryHostFamily, AcceptsARunAndRejectsAPlantedFault) {
+  check_family_at_its_smallest_sizes(GetParam(), /*on_gpu=*/false);
 }
 
-// Every CPU family's check, at its smallest size, accepts a right result and rejects a planted
-// fault (BenchmarkCase::plant_fault: a negated layer gradient in the ResNet-50 step, one element
-// off in the operations), as Fixtures.EveryFamilysCheckRejectsAPlantedFault does on the GPU.
-TEST(CpuFixtures, EveryFamilysCheckRejectsAPlantedFault) {
-  const auto smallest = smallest_of_each_variant(/*on_gpu=*/false);
-  int caught = 0;
-  for (auto& [family, spec] : smallest) {
-    SCOPED_TRACE(spec->name);
-    auto env = Env::host_only(1);
-    auto c = spec->make();
-    c->setup(*env);
-    c->run(*env);
-    ASSERT_NO_THROW(c->validate(*env));
-    const std::string fault = c->plant_fault(*env);
-    if (fault.empty()) {
-      ADD_FAILURE() << family << " plants no fault (plant_fault)";
-      continue;
-    }
-    try {
-      c->validate(*env);
-      ADD_FAILURE() << "accepted: " << fault;
-    } catch (const ValidationError& e) {
-      ++caught;
-      std::cout << "[ CAUGHT ] " << spec->name << ": " << fault << " -> "
-                << std::string(e.what()).substr(0, 160) << "\n";
-    }
-  }
-  EXPECT_GE(caught, 6);  // resnet50_train, the three operations, the Transformer's modes
+INSTANTIATE_TEST_SUITE_P(Check, EveryHostFamily, testing::ValuesIn(families_with_cases(false)),
+                         [](const testing::TestParamInfo<std::string>& p) {
+                           return family_test_name(p.param);
+                         });
+
+TEST(Contract, EveryHostFamilyHasACheckTest) {
+  if (variants_narrowed()) GTEST_SKIP() << "CUBENCH_TEST_VARIANTS narrows the families";
+  std::set<std::string> families;
+  for (const Spec& s : registered_cases())
+    if (!s.needs_gpu()) families.insert(family_test_name(s.family));
+  EXPECT_EQ(instantiated_family_tests("Check/EveryHostFamily"), families);
+  // resnet50_train, the three operations, the Transformer, resnet50_infer, llama, bert
+  EXPECT_GE(families.size(), 6u);
 }
 
 }  // namespace

@@ -1,0 +1,141 @@
+#pragma once
+// Each family's check, one test per family, at the smallest size of each of its variants: set-up,
+// a run and its validation must pass on the inputs a default run draws (the same seed), every
+// counter it reports must be declared, and the same check must reject the result with a fault
+// planted in it (BenchmarkCase::plant_fault: one element 10% off, a singular value 1% off...).
+// One test per family, so ctest times each and runs them side by side; the families come from
+// the registry, so a new family gets its test with no edit here (and Contract.EveryFamilyHasA
+// CheckTest fails if one slips out).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fixtures/detail/check.h"
+#include "fixtures/detail/counters.h"
+#include "fixtures/detail/env.h"
+#include "fixtures/detail/options.h"
+#include "fixtures/detail/registry.h"
+#include "fixtures/detail/seed.h"
+#include "smallest_cases.h"
+
+namespace cubench {
+
+// The smallest case of each variant, grouped by family ("gemm" -> gemm/fp32/.., gemm/bf16/..).
+inline std::map<std::string, std::vector<const Spec*>> smallest_by_family(bool on_gpu) {
+  std::map<std::string, std::vector<const Spec*>> out;
+  for (const auto& [variant, spec] : smallest_of_each_variant(on_gpu))
+    out[spec->family].push_back(spec);
+  return out;
+}
+
+inline std::vector<std::string> families_with_cases(bool on_gpu) {
+  std::vector<std::string> names;
+  for (const auto& [family, specs] : smallest_by_family(on_gpu)) names.push_back(family);
+  return names;
+}
+
+// A family as a test name: Google Test allows letters, digits and '_' ("torch/attention" ->
+// "torch_attention").
+inline std::string family_test_name(const std::string& family) {
+  std::string name = family;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+// Families whose result is only "it ran" (launch/empty times launches of an empty kernel).
+inline bool family_has_no_result(const std::string& family) { return family == "launch/empty"; }
+
+// A family that searches in its set-up (gemm_peak) searches for --cubench_search_seconds, 60 s
+// in a run: here the checks are of what the search found, not of how far it got, so a short box.
+inline void bound_set_up_searches() {
+  Options o = options();
+  o.search_seconds = 0.5;
+  set_options(o);
+}
+
+// Runs one family's check at each variant's smallest size; failures are Google Test failures.
+inline void check_family_at_its_smallest_sizes(const std::string& family, bool on_gpu) {
+  bound_set_up_searches();
+  const auto by_family = smallest_by_family(on_gpu);
+  const auto found = by_family.find(family);
+  ASSERT_NE(found, by_family.end())
+      << family << " has no " << (on_gpu ? "GPU" : "host") << " case in this build";
+  for (const Spec* spec : found->second) {
+    SCOPED_TRACE(spec->name);
+    const auto start = std::chrono::steady_clock::now();
+    const std::uint64_t seed = case_seed(spec->name, Options{}.seed);
+    std::unique_ptr<Env> env = on_gpu ? std::make_unique<Env>(0, seed) : Env::host_only(seed);
+    auto work = spec->make();
+    try {
+      work->setup(*env);
+      work->prepare(*env);
+      work->run(*env);
+      work->validate(*env);
+      if (on_gpu) CUBENCH_CUDA(cudaStreamSynchronize(env->stream()));
+      for (const auto& counter : work->counters(1.0))
+        EXPECT_NE(find_counter(counter.first), nullptr) << counter.first << " is not declared";
+    } catch (const NotSupported& e) {
+      // The library has nothing for this configuration on this GPU: a reported row. Not on the
+      // Hopper GPUs cubench is measured on, where every family's every variant runs: there it
+      // would be a graph or a layout gone wrong, hiding as a skip.
+      std::cout << "[ NOT SUPPORTED ] " << e.what() << "\n";
+      if (on_gpu && env->info().cc_major >= 9)
+        ADD_FAILURE() << "not supported on compute capability 9+: " << e.what();
+      continue;
+    } catch (const std::exception& e) {
+      // fp8 on a GPU older than Ada is a stated limitation, not a failure.
+      const std::string what = e.what();
+      if (what.find("needs compute capability") != std::string::npos)
+        std::cout << "[ REPORTED ] " << what << "\n";
+      else
+        ADD_FAILURE() << "unplanted run rejected: " << what;
+      continue;
+    }
+    work->prepare(*env);
+    work->run(*env);
+    const std::string fault = work->plant_fault(*env);
+    if (fault.empty()) {
+      if (family_has_no_result(family))
+        std::cout << "[ NO FAULT ] " << spec->name << "\n";
+      else
+        ADD_FAILURE() << family << " has a result but plants no fault (plant_fault)";
+      continue;
+    }
+    try {
+      work->validate(*env);
+      ADD_FAILURE() << "the check accepted a planted fault: " << fault;
+    } catch (const ValidationError& e) {
+      std::cout << "[ CAUGHT ] " << spec->name << ": " << fault << " -> "
+                << std::string(e.what()).substr(0, 200) << "\n";
+    }
+    if (on_gpu) CUBENCH_CUDA(cudaStreamSynchronize(env->stream()));
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << "[ SECONDS ] " << spec->name << ": " << seconds << "\n";
+  }
+}
+
+// The names of the tests Google Test instantiated from `suite` (e.g. "EveryGpuFamily/Check"),
+// one per family, for the coverage test.
+inline std::set<std::string> instantiated_family_tests(const std::string& suite) {
+  std::set<std::string> names;
+  const testing::UnitTest& unit = *testing::UnitTest::GetInstance();
+  for (int i = 0; i < unit.total_test_suite_count(); ++i) {
+    const testing::TestSuite& s = *unit.GetTestSuite(i);
+    if (s.name() != suite) continue;
+    for (int j = 0; j < s.total_test_count(); ++j) {
+      const std::string test = s.GetTestInfo(j)->name();  // "AcceptsARunAndRejectsAFault/gemm"
+      names.insert(test.substr(test.find('/') + 1));
+    }
+  }
+  return names;
+}
+
+}  // namespace cubench
