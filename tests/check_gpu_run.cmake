@@ -8,6 +8,16 @@ execute_process(COMMAND "${BINARY}" "--benchmark_filter=${filter}"
 if(NOT code EQUAL 0)
   message(FATAL_ERROR "exit ${code}:\n${out}\n${err}")  # "no usable CUDA GPU" here makes it a skip
 endif()
+# A run where nothing went wrong prints nothing that reads as an error: its stderr holds only
+# cubench's progress lines ("[2/4] gemm/bf16/...  elapsed 3s, ETA 4s") and its own warnings.
+string(REGEX REPLACE "\n$" "" err_lines "${err}")
+string(REPLACE "\n" ";" err_lines "${err_lines}")
+foreach(line IN LISTS err_lines)
+  if(NOT line MATCHES "^\\[[0-9]+/[0-9]+\\] [^ ]+  elapsed [0-9hms]+, ETA [0-9hms?]+$"
+     AND NOT line MATCHES "^cubench: warning: ")
+    message(FATAL_ERROR "stderr holds a line that is neither progress nor a warning: '${line}'")
+  endif()
+endforeach()
 file(READ "${OUT}" json)
 string(JSON gpu GET "${json}" context gpu)
 string(JSON count LENGTH "${json}" benchmarks)
@@ -24,7 +34,8 @@ foreach(i RANGE ${last})
   endif()
   # counter|lowest|highest: the values a right run gives on any GPU of interest; a unit slip
   # (ms for s, MHz for kHz, a fraction for a percentage) lands outside.
-  set(want "first_call_ms|0.001|60000" "sample_cv|0|0.5" "peak_mem_bytes|0|1e12"
+  set(want "first_call_ms|0.001|60000" "setup_s|0|600" "validate_s|0|600" "warmup_s|0|600"
+           "sampling_s|0.001|600" "sample_cv|0|0.5" "peak_mem_bytes|0|1e12"
            "fragmentation|0|0.99" "throttled_samples|0|1e9" "samples|2|1e8"
            "power_W|20|2000" "energy_per_run_J|0|1e4" "power_capped_pct|0|100"
            "slowdown_pct|0|100")

@@ -40,6 +40,12 @@ class RunControl(unittest.TestCase):
         if "<" in row["label"]:
             self.assertLess(row["sample_cv"], 0.5)
         self.assertRegex(r.stderr, r"\[1/1\] throwaway/widgets/flat/100000  elapsed 0s, ETA \?")
+        # Nothing went wrong, so nothing reads as an error: progress lines and cubench's warnings.
+        for line in r.stderr.splitlines():
+            self.assertRegex(line, r"^(\[\d+/\d+\] \S+  elapsed \S+, ETA \S+|cubench: warning: .*)$")
+        for counter in ("setup_s", "validate_s", "warmup_s", "sampling_s"):
+            self.assertGreaterEqual(row[counter], 0, counter)
+        self.assertGreater(row["sampling_s"], 0)
 
     def test_benchmark_min_time_gives_google_benchmarks_loop(self):
         r = run("--benchmark_filter=flat/100000", "--benchmark_min_time=0.01")

@@ -1303,6 +1303,33 @@ class ExitPath(unittest.TestCase):
                 self.assertEqual(self.outcome(exception), (2, line + "\n"))
 
 
+class WhereTheTimeWent(unittest.TestCase):
+    """tools/where-the-time-went: per family and per row, the seconds of set-up, first call,
+    check, warm-up and samples, a repeated row's set-up counted once."""
+
+    def test_families_and_rows_sum_their_parts(self):
+        with tempfile.TemporaryDirectory() as d:
+            spent = dict(setup_s=2.0, first_call_ms=500.0, validate_s=1.0, warmup_s=0.25,
+                         sampling_s=3.0)
+            rows = [toy_row("gemm/bf16/256/256/256/manual_time", i, 10.0, **spent) for i in range(3)]
+            rows.append(toy_row("svd/gesvd/fp32/512/manual_time", 0, 10.0, setup_s=0.5,
+                                first_call_ms=0.0, validate_s=0.0, warmup_s=0.0, sampling_s=0.5))
+            path = os.path.join(d, "run.json")
+            with open(path, "w") as f:
+                json.dump({"context": {}, "benchmarks": rows}, f)
+            r = tool("where_the_time_went.py", path, "--rows", "1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            lines = r.stdout.splitlines()
+            self.assertIn("| gemm/bf16 | 1 | 2.0 | 0.5 | 1.0 | 0.2 | 3.0 | 6.8 |", lines)
+            self.assertIn("| svd/gesvd/fp32 | 1 | 0.5 | 0.0 | 0.0 | 0.0 | 0.5 | 1.0 |", lines)
+            self.assertIn("| **all** | 2 | 2.5 | 0.5 | 1.0 | 0.2 | 3.5 | 7.8 |", lines)
+            self.assertEqual(lines[-1], "| gemm/bf16/256/256/256/manual_time | 2.0 | 0.5 | 1.0 | 0.2 | 3.0 | 6.8 |")
+
+    def test_a_file_without_the_counters_is_one_line(self):
+        assert_one_line_error(self, tool("where_the_time_went.py", data("cuda-13.0.json")),
+                              "^tools/where-the-time-went: .*cuda-13.0.json: no row carries sampling_s")
+
+
 class TorchReference(unittest.TestCase):
     def test_bert_train_names_are_cubench_rows_in_its_order(self):
         # benchmarks/bert_train.torch.cpp: precision, seq, batch.
