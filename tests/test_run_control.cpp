@@ -120,7 +120,7 @@ TEST(Options, RunFlagsAreParsedAndCheckedInTheirOwnWords) {
   try {
     parse_options(a, nullptr, nullptr);
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "--cubench_suite takes default or full, got 'quick'");
+    EXPECT_STREQ(e.what(), "--cubench_suite takes default, full or cpu, got 'quick'");
   }
 }
 
@@ -148,10 +148,47 @@ TEST(Suite, DefaultKeepsWhatTheFamilyKeepsAndFullKeepsAll) {
       if (s->family == "run_control_test/suite") out.push_back(s->name);
     return out;
   };
-  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::standard)),
+  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::standard, /*gpu_present=*/false)),
             (std::vector<std::string>{"run_control_test/suite/2", "run_control_test/suite/4"}));
   EXPECT_EQ(*asked, 4);
-  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::full)).size(), 4u);
+  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::full, false)).size(), 4u);
+}
+
+// The CPU families measure the host: where a GPU runs the rest, the default run leaves them out
+// and --cubench_suite=cpu runs them alone; without a GPU, or in a build of host families only,
+// the default keeps them.
+TEST(Suite, HostFamiliesWaitToBeAskedWhereAGpuRunsTheRest) {
+  Family("run_control_test/host", "")
+      .axis(int_axis("n", {1}))
+      .timer(Timer::host_clock)
+      .make(testing_support::nothing())
+      .add();
+  Family("run_control_test/device", "")
+      .axis(int_axis("n", {1}))
+      .make(testing_support::nothing())
+      .add();
+  auto names = [](const std::vector<const Spec*>& cases) {
+    std::vector<std::string> out;
+    for (const Spec* s : cases)
+      if (s->family == "run_control_test/host" || s->family == "run_control_test/device")
+        out.push_back(s->name);
+    return out;
+  };
+  const std::vector<std::string> both = {"run_control_test/host/1", "run_control_test/device/1"};
+  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::standard, /*gpu_present=*/true)),
+            std::vector<std::string>{"run_control_test/device/1"});
+  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::standard, false)), both);
+  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::full, true)), both);
+  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::cpu, true)),
+            std::vector<std::string>{"run_control_test/host/1"});
+  // A build of host families only (no GPU case at all) runs them by default, GPU or not.
+  std::vector<Spec> host_only;
+  for (const Spec& s : registered_cases())
+    if (!s.needs_gpu()) host_only.push_back(s);
+  std::vector<std::string> kept;
+  for (const Spec* s : suite_cases(host_only, Suite::standard, true))
+    if (s->family == "run_control_test/host") kept.push_back(s->name);
+  EXPECT_EQ(kept, std::vector<std::string>{"run_control_test/host/1"});
 }
 
 TEST(Conditions, PowerCapIsNamedApartFromThrottling) {
