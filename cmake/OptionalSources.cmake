@@ -22,7 +22,7 @@ function(cubench_sources var)
       if(CUBENCH_HAVE_${lib})
         list(APPEND kept "${file}")
       elseif(shown MATCHES "^benchmarks/" AND CUBENCH_WITH_${lib} STREQUAL "OFF")
-        message(STATUS "cubench: ${shown} left out: ${needs} is off in this preset "
+        message(STATUS "cubench: ${shown} left out: ${needs} is off in this preset or by -D "
                        "(CUBENCH_WITH_${lib}=OFF)")
       elseif(shown MATCHES "^benchmarks/")
         message(STATUS "cubench: ${shown} left out: ${needs} not found (CUBENCH_HAVE_${lib} is OFF)")
