@@ -46,6 +46,9 @@ class RunControl(unittest.TestCase):
         for counter in ("setup_s", "validate_s", "warmup_s", "sampling_s"):
             self.assertGreaterEqual(row[counter], 0, counter)
         self.assertGreater(row["sampling_s"], 0)
+        # The row's time is known to within its confidence interval: t * noise / sqrt(samples).
+        self.assertGreater(row["time_ci_pct"], 0)
+        self.assertLess(row["time_ci_pct"], 100 * row["sample_cv"])
 
     def test_benchmark_min_time_gives_google_benchmarks_loop(self):
         r = run("--benchmark_filter=flat/100000", "--benchmark_min_time=0.01")

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "fixtures/detail/counters.h"
 #include "fixtures/detail/memory_pool.h"
@@ -136,6 +138,19 @@ TEST(Stats, MedianMeanCv) {
   EXPECT_DOUBLE_EQ(mean({1, 2, 3}), 2);
   EXPECT_DOUBLE_EQ(coefficient_of_variation({5}), 0);
   EXPECT_NEAR(coefficient_of_variation({1, 2, 3}), 0.5, 1e-12);  // stdev 1, mean 2
+  // t(2) = 4.303: 4.303 * 0.5 / sqrt(3)
+  EXPECT_NEAR(mean_ci95_half_width({1, 2, 3}), 4.303 * 0.5 / std::sqrt(3.0), 1e-9);
+  EXPECT_DOUBLE_EQ(mean_ci95_half_width({5}), 0);
+}
+
+// The t quantiles against the tables (two-sided 95%): exact where tabled, the series within 0.001.
+TEST(Stats, StudentT95MatchesTheTables) {
+  EXPECT_DOUBLE_EQ(student_t95(1), 12.706);
+  EXPECT_DOUBLE_EQ(student_t95(8), 2.306);
+  for (auto [degrees, table] : std::vector<std::pair<int, double>>{
+           {9, 2.262}, {10, 2.228}, {19, 2.093}, {29, 2.045}, {60, 2.000}, {120, 1.980}})
+    EXPECT_NEAR(student_t95(degrees), table, 0.001) << degrees;
+  EXPECT_NEAR(student_t95(100000), 1.960, 0.001);
 }
 
 }  // namespace
