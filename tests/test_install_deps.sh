@@ -83,7 +83,7 @@ driver_re='^(libcuda([0-9.-]|$)|libnvidia-)'
 
 # downloads LOG VERSION: the package names of that toolkit's download list in install-deps' LOG.
 downloads() {
-  sed -n "s/^install-deps: CUDA $2: would download [0-9]* packages ([0-9]* MB, [a-z]*) into [^:]*: *//p" "$1" |
+  sed -n "s/^install-deps: CUDA $2: would download [0-9]* packages\? ([0-9]* MB, [a-z]*) into [^:]*: *//p" "$1" |
     tr ' ' '\n' | sed 's/=.*//' | grep -v '^$'
 }
 
@@ -94,7 +94,7 @@ check() {
   "$script" --dry-run --from-scratch "$@" >"$log" 2>&1 || rc=$?
   if [ "$rc" != 0 ]; then bad "$name: install-deps $* exited $rc"; tail -5 "$log"; return; fi
   local plan dl
-  plan=$(sed -n 's/^install-deps: apt would install [0-9]* packages: *//p' "$log" | tr ' ' '\n' | grep -v '^$')
+  plan=$(sed -n 's/^install-deps: apt would install [0-9]* packages\?: *//p' "$log" | tr ' ' '\n' | grep -v '^$')
   [ "$(echo "$plan" | grep -c .)" -gt 50 ] || bad "$name: apt's plan is (nearly) empty: not a from-scratch plan"
   local p v said=""
   for p in $want_plan; do grep -qx "$p" <<<"$plan" || bad "$name: $p missing from apt's plan"; done
@@ -113,7 +113,7 @@ check() {
     fi
   done
   # cudnn-frontend's headers (trixie's libcudnn-frontend-dev), with every option.
-  dl=$(sed -n "s/^install-deps: cudnn-frontend: would download [0-9]* packages ([0-9]* MB, trixie) into [^:]*: *//p" "$log" |
+  dl=$(sed -n "s/^install-deps: cudnn-frontend: would download [0-9]* packages\? ([0-9]* MB, trixie) into [^:]*: *//p" "$log" |
        tr ' ' '\n' | sed 's/=.*//' | grep -v '^$')
   [ "$dl" = libcudnn-frontend-dev ] || bad "$name: the cudnn-frontend download list is '$(echo $dl)', not libcudnn-frontend-dev"
   echo "$name: $(echo "$plan" | grep -c .) packages planned from nothing$said, no driver library"
@@ -137,7 +137,7 @@ wait
     rc=0 var=CUBENCH_CUDA${v/./}_ROOT suite=bookworm
     [ "$v" = 11.8 ] || suite=trixie
     env "$var=$tmp/not-ours/../ours/" "$script" --dry-run --from-scratch --cuda-$v >"$tmp/ours.log" 2>&1 || rc=$?
-    if [ "$rc" = 0 ] && grep -q "^install-deps: CUDA $v: would download [0-9]* packages ([0-9]* MB, $suite) into $tmp/ours: " "$tmp/ours.log"; then
+    if [ "$rc" = 0 ] && grep -q "^install-deps: CUDA $v: would download [0-9]* packages\? ([0-9]* MB, $suite) into $tmp/ours: " "$tmp/ours.log"; then
       echo "$var=$tmp/not-ours/../ours/: accepted as $tmp/ours"
     else
       bad "$var=$tmp/not-ours/../ours/: exit $rc, not planned into $tmp/ours"; tail -3 "$tmp/ours.log"
