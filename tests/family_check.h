@@ -61,12 +61,16 @@ inline void bound_set_up_searches() {
 }
 
 // Runs one family's check at each variant's smallest size; failures are Google Test failures.
-inline void check_family_at_its_smallest_sizes(const std::string& family, bool on_gpu) {
+// Returns how many variants were checked both ways (accepted, then their planted fault caught).
+inline int check_family_at_its_smallest_sizes(const std::string& family, bool on_gpu) {
   bound_set_up_searches();
   const auto by_family = smallest_by_family(on_gpu);
   const auto found = by_family.find(family);
-  ASSERT_NE(found, by_family.end())
-      << family << " has no " << (on_gpu ? "GPU" : "host") << " case in this build";
+  if (found == by_family.end()) {
+    ADD_FAILURE() << family << " has no " << (on_gpu ? "GPU" : "host") << " case in this build";
+    return 0;
+  }
+  int checked = 0;
   for (const Spec* spec : found->second) {
     SCOPED_TRACE(spec->name);
     const auto start = std::chrono::steady_clock::now();
@@ -86,7 +90,9 @@ inline void check_family_at_its_smallest_sizes(const std::string& family, bool o
       // Hopper GPUs cubench is measured on, where every family's every variant runs: there it
       // would be a graph or a layout gone wrong, hiding as a skip.
       std::cout << "[ NOT SUPPORTED ] " << e.what() << "\n";
-      if (on_gpu && env->info().cc_major >= 9)
+      if (!on_gpu)
+        ADD_FAILURE() << "a host case not supported: " << e.what();
+      else if (env->info().cc_major >= 9)
         ADD_FAILURE() << "not supported on compute capability 9+: " << e.what();
       continue;
     } catch (const std::exception& e) {
@@ -112,6 +118,7 @@ inline void check_family_at_its_smallest_sizes(const std::string& family, bool o
       work->validate(*env);
       ADD_FAILURE() << "the check accepted a planted fault: " << fault;
     } catch (const ValidationError& e) {
+      ++checked;
       std::cout << "[ CAUGHT ] " << spec->name << ": " << fault << " -> "
                 << std::string(e.what()).substr(0, 200) << "\n";
     }
@@ -120,9 +127,26 @@ inline void check_family_at_its_smallest_sizes(const std::string& family, bool o
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cout << "[ SECONDS ] " << spec->name << ": " << seconds << "\n";
   }
+  return checked;
 }
 
-// The names of the tests Google Test instantiated from `suite` (e.g. "EveryGpuFamily/Check"),
+// The test body: the family's check, and at least one variant checked both ways, unless the
+// family has no result to check (launch/empty) or every variant is a stated limitation of this
+// GPU (fp8 before Ada), which is a skip, not a pass.
+inline void expect_family_checked(const std::string& family, bool on_gpu) {
+  const int checked = check_family_at_its_smallest_sizes(family, on_gpu);
+  if (checked > 0 || family_has_no_result(family) || testing::Test::HasFailure()) return;
+  GTEST_SKIP() << "no variant of " << family << " could be checked on this GPU (see above)";
+}
+
+// A family's test name from its parameter (INSTANTIATE_TEST_SUITE_P's name generator).
+struct FamilyTestName {
+  std::string operator()(const testing::TestParamInfo<std::string>& p) const {
+    return family_test_name(p.param);
+  }
+};
+
+// The names of the tests Google Test instantiated from `suite` (e.g. "Check/EveryGpuFamily"),
 // one per family, for the coverage test.
 inline std::set<std::string> instantiated_family_tests(const std::string& suite) {
   std::set<std::string> names;
@@ -136,6 +160,19 @@ inline std::set<std::string> instantiated_family_tests(const std::string& suite)
     }
   }
   return names;
+}
+
+// The coverage test: every registered family with cases on the GPU (on_gpu) or the host has its
+// test in `suite`, so a new family cannot slip out of the checks; and there are at least
+// `min_families` of them.
+inline void expect_a_check_test_per_family(const std::string& suite, bool on_gpu,
+                                           std::size_t min_families) {
+  if (variants_narrowed()) GTEST_SKIP() << "CUBENCH_TEST_VARIANTS narrows the families";
+  std::set<std::string> families;
+  for (const Spec& s : registered_cases())
+    if (s.needs_gpu() == on_gpu) families.insert(family_test_name(s.family));
+  EXPECT_EQ(instantiated_family_tests(suite), families);
+  EXPECT_GE(families.size(), min_families);
 }
 
 }  // namespace cubench

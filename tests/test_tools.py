@@ -1305,7 +1305,7 @@ class ExitPath(unittest.TestCase):
 
 class WhereTheTimeWent(unittest.TestCase):
     """tools/where-the-time-went: per family and per row, the seconds of set-up, first call,
-    check, warm-up and samples, a repeated row's set-up counted once."""
+    check, warm-up and samples, a repeated row's set-up counted once and its samples each time."""
 
     def test_families_and_rows_sum_their_parts(self):
         with tempfile.TemporaryDirectory() as d:
@@ -1320,10 +1320,11 @@ class WhereTheTimeWent(unittest.TestCase):
             r = tool("where_the_time_went.py", path, "--rows", "1")
             self.assertEqual(r.returncode, 0, r.stderr)
             lines = r.stdout.splitlines()
-            self.assertIn("| gemm/bf16 | 1 | 2.0 | 0.5 | 1.0 | 0.2 | 3.0 | 6.8 |", lines)
+            # three repetitions: set-up once, samples three times
+            self.assertIn("| gemm/bf16 | 1 | 2.0 | 0.5 | 1.0 | 0.2 | 9.0 | 12.8 |", lines)
             self.assertIn("| svd/gesvd/fp32 | 1 | 0.5 | 0.0 | 0.0 | 0.0 | 0.5 | 1.0 |", lines)
-            self.assertIn("| **all** | 2 | 2.5 | 0.5 | 1.0 | 0.2 | 3.5 | 7.8 |", lines)
-            self.assertEqual(lines[-1], "| gemm/bf16/256/256/256/manual_time | 2.0 | 0.5 | 1.0 | 0.2 | 3.0 | 6.8 |")
+            self.assertIn("| **all** | 2 | 2.5 | 0.5 | 1.0 | 0.2 | 9.5 | 13.8 |", lines)
+            self.assertEqual(lines[-1], "| gemm/bf16/256/256/256/manual_time | 2.0 | 0.5 | 1.0 | 0.2 | 9.0 | 12.8 |")
 
     def test_a_file_without_the_counters_is_one_line(self):
         assert_one_line_error(self, tool("where_the_time_went.py", data("cuda-13.0.json")),

@@ -15,7 +15,8 @@
 # and one cut short keeps its finished rows (cubench closes its JSON on SIGTERM, marked
 # "interrupted"): the plan's order says what matters most.
 # BARE=1 also builds build/cuda-13.0-bare (-DCUBENCH_WITH_TORCH=OFF -DCUBENCH_WITH_CUDNN=OFF),
-# beside the main build. SKIP_CTEST=1 leaves ctest out; CTEST_ARGS are added to its command line.
+# beside the main build. SKIP_CTEST=1 leaves ctest out; CTEST_ARGS are added to its command line;
+# CTEST_RESERVE seconds of the deadline are kept from ctest for the plan (default 0).
 # (the device copy of the tree has no .git: CUBENCH_GIT_REVISION puts the commit in the context)
 set -uo pipefail
 OUT=${OUT:-$PWD/results}
@@ -72,13 +73,20 @@ build main "${torch_args[@]}" "${cudnn_args[@]}" & pids+=($!)
 if [ "${BARE:-0}" = 1 ]; then
   build bare -B build/cuda-13.0-bare -DCUBENCH_WITH_TORCH=OFF -DCUBENCH_WITH_CUDNN=OFF & pids+=($!)
 fi
-for p in "${pids[@]}"; do wait "$p" || exit 1; done
+for p in "${pids[@]}"; do
+  wait "$p" || { kill "${pids[@]}" 2>/dev/null; wait; exit 1; }
+done
 echo "built in $(now) s"
 
-if [ "${SKIP_CTEST:-0}" != 1 ]; then
+ctest_budget=$(($(left) - ${CTEST_RESERVE:-0}))
+if [ "${SKIP_CTEST:-0}" = 1 ]; then
+  :
+elif [ "$ctest_budget" -le 10 ]; then
+  echo "ctest: not run, deadline reached"
+else
   ctest_start=$(date +%s)
   # shellcheck disable=SC2086  # CTEST_ARGS is a list of arguments
-  timeout "$(left)" ctest --preset cuda-13.0 ${CTEST_ARGS:-} >"$OUT/ctest.log" 2>&1
+  timeout "$ctest_budget" ctest --preset cuda-13.0 ${CTEST_ARGS:-} >"$OUT/ctest.log" 2>&1
   code=$?
   echo "ctest: exit $code, wall $(($(date +%s) - ctest_start)) s (at $(now) s)"
   grep -E "tests passed|tests failed|\*\*\*Failed|\*\*\*Timeout|Not Run" "$OUT/ctest.log" | tail -15
@@ -97,8 +105,9 @@ default_run() {  # name binary
   run_start=$(date +%s)
   timeout "$budget" "$binary" --benchmark_out="$OUT/$name.json" >"$OUT/$name.txt" \
     2>"$OUT/$name.stderr.txt"
-  echo "$name: exit $?, wall $(($(date +%s) - run_start)) s," \
-    "$(grep -c '"run_name"' "$OUT/$name.json" 2>/dev/null || echo 0) rows"
+  local code=$? rows
+  rows=$(grep -c '"run_name"' "$OUT/$name.json" 2>/dev/null)
+  echo "$name: exit $code, wall $(($(date +%s) - run_start)) s, ${rows:-0} rows"
 }
 
 run_line() {  # kind name reps min_time filter

@@ -30,10 +30,17 @@ def main(argv):
     a = p.parse_args(argv)
     data = results.read(a.file)
     schema = results.schema_of(data["context"], a.file)
-    first = {}  # a row repeated (--benchmark_repetitions) paid its set-up once: the first counts
+    # A row repeated (--benchmark_repetitions) paid its set-up, first call, check and warm-up
+    # once (its first repetition says them) and sampled in every repetition.
+    first = {}
     for row in filter(results.is_iteration, data["benchmarks"]):
-        if "sampling_s" in row:
-            first.setdefault(results.run_name(row), row)
+        if "sampling_s" not in row:
+            continue
+        name = results.run_name(row)
+        if name not in first:
+            first[name] = dict(row)
+        else:
+            first[name]["sampling_s"] = float(first[name]["sampling_s"]) + float(row["sampling_s"])
     if not first:
         raise InputError(f"{a.file}: no row carries sampling_s (from a cubench before the "
                          "counters of where a row's time went?)")
