@@ -44,8 +44,8 @@ class Scale final : public BenchmarkCase {
     require_within("scale", e, Norm::max_relative, dtype_tolerance(DType::fp32));
   }
 
-  // For the checks' own test (Fixtures.EveryFamilysCheckRejectsAPlantedFault): corrupt the
-  // result as a bug would, and say how.
+  // For the checks' own test (Check/EveryGpuFamily.AcceptsARunAndRejectsAPlantedFault): corrupt
+  // the result as a bug would, and say how.
   std::string plant_fault(Env& env) override {
     const float wrong = 12345.f;
     CUBENCH_CUDA(cudaMemcpyAsync(y_.as<float>() + n_ / 2, &wrong, sizeof wrong,
