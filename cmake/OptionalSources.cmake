@@ -4,7 +4,44 @@
 #                      configure message (benchmarks/allreduce.nccl.cpp, resnet50_train.torch.cpp)
 #   name.no_<lib>.cpp  the stand-in used where <lib> is missing (fixtures/detail/world.no_mpi.cpp)
 # A new optional library is then one find_package that sets CUBENCH_HAVE_<LIB> and appends its
-# targets to CUBENCH_OPTIONAL_TARGETS (CMakeLists.txt); its files need no edit here.
+# targets to CUBENCH_OPTIONAL_TARGETS (CMakeLists.txt); its files need no edit here. Where it was
+# not found, CUBENCH_<LIB>_NOT_FOUND may say why in one line.
+#
+# Each library a left-out benchmarks/ file needs is noted, with that line, for the run context
+# (cubench_note_not_built; context key "not_built"): a comparison of two builds then says why a
+# family is missing from one of them.
+function(cubench_note_not_built lib why)
+  string(REPLACE ";" "," why "${why}")  # one list element
+  get_property(noted GLOBAL PROPERTY CUBENCH_NOT_BUILT)
+  if(NOT "${noted}" MATCHES "(^|;)${lib}=")
+    set_property(GLOBAL APPEND PROPERTY CUBENCH_NOT_BUILT "${lib}=${why}")
+  endif()
+endfunction()
+
+# generated/not_built.h: CUBENCH_NOT_BUILT_JSON, a JSON object {"<lib>": "<why>"} of the notes.
+function(cubench_write_not_built output)
+  get_property(noted GLOBAL PROPERTY CUBENCH_NOT_BUILT)
+  set(json "")
+  set(sep "")
+  foreach(entry IN LISTS noted)
+    string(REGEX MATCH "^([^=]*)=(.*)$" _ "${entry}")
+    set(why "${CMAKE_MATCH_2}")
+    string(REPLACE [[\]] [[\\]] why "${why}")
+    string(REPLACE [["]] [[\"]] why "${why}")
+    string(APPEND json "${sep}\"${CMAKE_MATCH_1}\": \"${why}\"")
+    set(sep ", ")
+  endforeach()
+  set(json "{${json}}")
+  # The JSON text as a C string literal.
+  string(REPLACE [[\]] [[\\]] literal "${json}")
+  string(REPLACE [["]] [[\"]] literal "${literal}")
+  file(CONFIGURE OUTPUT "${output}" @ONLY CONTENT [[#pragma once
+// Written by CMake at configure time (cmake/OptionalSources.cmake): the optional libraries this
+// build left its benchmark families out for, and why.
+#define CUBENCH_NOT_BUILT_JSON "@literal@"
+]])
+endfunction()
+
 function(cubench_sources var)
   file(GLOB found CONFIGURE_DEPENDS ${ARGN})
   set(kept)
@@ -24,8 +61,14 @@ function(cubench_sources var)
       elseif(shown MATCHES "^benchmarks/" AND CUBENCH_WITH_${lib} STREQUAL "OFF")
         message(STATUS "cubench: ${shown} left out: ${needs} is off in this preset or by -D "
                        "(CUBENCH_WITH_${lib}=OFF)")
+        cubench_note_not_built(${needs} "${needs} is off in this build (CUBENCH_WITH_${lib}=OFF)")
       elseif(shown MATCHES "^benchmarks/")
         message(STATUS "cubench: ${shown} left out: ${needs} not found (CUBENCH_HAVE_${lib} is OFF)")
+        if(CUBENCH_${lib}_NOT_FOUND)
+          cubench_note_not_built(${needs} "${CUBENCH_${lib}_NOT_FOUND}")
+        else()
+          cubench_note_not_built(${needs} "${needs} not found when this build was configured")
+        endif()
       endif()
     else()
       list(APPEND kept "${file}")

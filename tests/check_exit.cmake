@@ -1,8 +1,13 @@
 # Runs BINARY with ARGS (a ;-list) and checks the exit code and that the output matches a regex.
+# GPU_TEST: the check needs a GPU (gpu_skip.cmake says what happens without one).
 separate_arguments(args UNIX_COMMAND "${ARGS}")
 execute_process(COMMAND "${BINARY}" ${args} RESULT_VARIABLE code OUTPUT_VARIABLE out
                 ERROR_VARIABLE err)
 string(APPEND out "${err}")
+if(GPU_TEST AND NOT (code EQUAL EXPECT_CODE AND out MATCHES "${EXPECT_REGEX}"))
+  include("${CMAKE_CURRENT_LIST_DIR}/gpu_skip.cmake")
+  cubench_skip_without_gpu("${out}")
+endif()
 if(NOT code EQUAL EXPECT_CODE)
   message(FATAL_ERROR "exit code ${code}, expected ${EXPECT_CODE}; output:\n${out}")
 endif()

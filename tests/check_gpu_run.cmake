@@ -6,7 +6,9 @@ execute_process(COMMAND "${BINARY}" "--benchmark_filter=${filter}"
                         "--benchmark_out=${OUT}" --benchmark_out_format=json
                 RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT code EQUAL 0)
-  message(FATAL_ERROR "exit ${code}:\n${out}\n${err}")  # "no usable CUDA GPU" here makes it a skip
+  include("${CMAKE_CURRENT_LIST_DIR}/gpu_skip.cmake")
+  cubench_skip_without_gpu("${out}${err}")
+  message(FATAL_ERROR "exit ${code}:\n${out}\n${err}")
 endif()
 # A run where nothing went wrong prints nothing that reads as an error: its stderr holds only
 # cubench's progress lines ("[2/4] gemm/bf16/...  elapsed 3s, ETA 4s") and its own warnings.

@@ -18,6 +18,7 @@
 #include "fixtures/detail/counters.h"
 #include "fixtures/detail/device.h"
 #include "fixtures/detail/env.h"
+#include "fixtures/detail/launched_kernels.h"
 #include "fixtures/detail/options.h"
 #include "fixtures/detail/registry.h"
 #include "fixtures/detail/sample_timer.h"
@@ -115,6 +116,39 @@ TEST(Kernels, ReferenceGemmAgreesWithCpu) {
               reinterpret_cast<float*>(hb.data())[cols[s] * k + i];
     EXPECT_NEAR(reinterpret_cast<double*>(href.data())[s], want, 1e-12);
   }
+}
+
+// --cubench_kernels: CUPTI names what was launched while the watch lived, counted, in order, and
+// nothing after it ended. Fails, saying why, where this GPU machine has no CUPTI to load.
+TEST(Kernels, LaunchWatchNamesWhatARunLaunched) {
+  CUBENCH_REQUIRE_GPU();
+  Env env(0);
+  const std::size_t n = 1000;
+  DeviceBuffer x = env.alloc(n * 4), y = env.alloc(n * 4);
+  launch_empty(env.stream());  // modules loaded before the watch
+  CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+  std::string why_not;
+  LaunchTally tally;
+  {
+    std::unique_ptr<LaunchWatch> watch = LaunchWatch::start(why_not);
+    ASSERT_NE(watch, nullptr) << why_not;
+    launch_empty(env.stream());
+    ASSERT_TRUE(
+        launch_sigmoid(SigmoidVariant::naive, DType::fp32, x.get(), y.get(), n, env.stream()));
+    launch_empty(env.stream());
+    CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+    tally = watch->tally();
+  }
+  launch_empty(env.stream());  // unwatched
+  CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+  ASSERT_EQ(tally.kernels.size(), 2u) << describe_launches(tally);
+  EXPECT_NE(readable_kernel_name(tally.kernels[0].name).find("empty"), std::string::npos)
+      << tally.kernels[0].name;
+  EXPECT_EQ(tally.kernels[0].launches, 2);
+  EXPECT_NE(readable_kernel_name(tally.kernels[1].name).find("sigmoid"), std::string::npos)
+      << tally.kernels[1].name;
+  EXPECT_EQ(tally.kernels[1].launches, 1);
+  EXPECT_EQ(tally.graph_launches, 0);
 }
 
 TEST(Kernels, AllReduceCheckCatchesAPlantedError) {

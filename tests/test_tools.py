@@ -841,6 +841,113 @@ class SchemaFiles(unittest.TestCase):
                 self.assertFalse(os.path.exists(out))
 
 
+class NotBuilt(unittest.TestCase):
+    """A family one build left out (its source needs an optional library the build went without,
+    context "not_built") stays in the table, marked, with one note saying why; a row missing for
+    no reason a build gave is left out as before."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        schema = json.loads(json.dumps(TOY_SCHEMA))
+        schema["families"]["toy/widget"]["library"] = "nccl"
+        self.full = toy_file(self.dir.name, "full.json", schema=schema)
+        self.without = self.edited("without.json", schema, "13.0", {"nccl": "no NCCL for CUDA 11.8"})
+        self.silent = self.edited("silent.json", schema, "12.4", None)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def edited(self, name, schema, toolkit, not_built):
+        """toy_file's rows less toy/widget's; context not_built as given (None: no such field)."""
+        with open(toy_file(self.dir.name, name, schema=schema)) as f:
+            doc = json.load(f)
+        doc["benchmarks"] = [r for r in doc["benchmarks"] if not r["name"].startswith("toy/widget/")]
+        doc["context"]["cuda_toolkit"] = toolkit if not_built is None else "11.8"
+        if not_built is not None:
+            doc["context"]["not_built"] = json.dumps(not_built)
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return path
+
+    def table(self, *files):
+        r = tool("compare.py", "--table", *files)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
+
+    def rows(self, out):
+        return {line.split(" | ")[0].lstrip("| "): line.split(" | ") for line in out.splitlines()
+                if line.startswith("| toy/") or line.startswith("| gemm/")}
+
+    def test_a_left_out_family_is_marked_and_its_reason_said_once(self):
+        for files in ((self.full, self.without), (self.without, self.full)):
+            with self.subTest(base=os.path.basename(files[0])):
+                out = self.table(*files)
+                rows = self.rows(out)
+                self.assertIn("toy/widget/round/10/manual_time", rows)
+                self.assertIn("not built", rows["toy/widget/round/10/manual_time"])
+                self.assertNotIn("missing", out)
+                notes = [line for line in out.splitlines() if line.startswith("not built under")]
+                self.assertEqual(notes, ["not built under CUDA 11.8 (cuBLAS 13.1.0): the nccl "
+                                         "families (no NCCL for CUDA 11.8)"])
+                # no verdict where either side has no row; the shared rows keep theirs
+                self.assertNotRegex(" ".join(rows["toy/widget/round/10/manual_time"]), "same|faster|slower")
+                self.assertRegex(" ".join(rows["toy/gadget/fast/64/manual_time"]), "same|too noisy to tell")
+
+    def test_a_row_missing_without_a_reason_is_left_out(self):
+        rows = self.rows(self.table(self.full, self.silent))
+        self.assertNotIn("toy/widget/round/10/manual_time", rows)
+        self.assertIn("toy/gadget/fast/64/manual_time", rows)
+        # three files: a row one build lacks for no reason it gave is not listed
+        rows = self.rows(self.table(self.without, self.full, self.silent))
+        self.assertNotIn("toy/widget/round/10/manual_time", rows)
+
+    def test_a_bad_not_built_field_is_one_line(self):
+        for value, expect in (("{", 'context "not_built" is not JSON'),
+                              ('{"nccl": 3}', 'context "not_built" is not an object of strings'),
+                              (7, 'context "not_built" is 7, not a string')):
+            with self.subTest(value=value):
+                with open(self.without) as f:
+                    doc = json.load(f)
+                doc["context"]["not_built"] = value
+                bad = os.path.join(self.dir.name, "bad.json")
+                with open(bad, "w") as f:
+                    json.dump(doc, f)
+                r = tool("compare.py", "--table", self.full, bad)
+                assert_one_line_error(self, r, re.escape(f"{bad}: {expect}"))
+
+
+class WhatRan(unittest.TestCase):
+    """A faster or slower row whose label names other kernels (or another cuBLASLt algorithm) than
+    the base file's gets a note naming both: the library's reason for the verdict."""
+
+    def test_a_verdict_with_other_kernels_names_both(self):
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for name, scale, kernel in (("old.json", 1.0, "kernel: sm80_gemm_a"),
+                                        ("new.json", 0.5, "kernel: sm90_gemm_b x2")):
+                with open(toy_file(d, name)) as f:
+                    doc = json.load(f)
+                for r in doc["benchmarks"]:
+                    if r["name"].startswith("gemm/"):
+                        r["real_time"] *= scale
+                        r["label"] = f"stopped: noise; {kernel}; L2 flushed"
+                    elif r["name"].startswith("toy/gadget/fast/64/"):  # slower, same kernel
+                        r["real_time"] *= 2 - scale
+                        r["label"] = "kernel: same_one"
+                doc["context"]["cuda_toolkit"] = "11.8" if scale == 1.0 else "13.0"
+                with open(os.path.join(d, name), "w") as f:
+                    json.dump(doc, f)
+                paths.append(os.path.join(d, name))
+            r = tool("compare.py", "--table", "--no-utest", *paths)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("1 faster or slower verdict(s) where another kernel or algorithm ran:\n"
+                          "- gemm/bf16/256/256/256/manual_time: faster under CUDA 13.0 (cuBLAS 13.1.0), "
+                          "where kernel: sm90_gemm_b x2; under CUDA 11.8 (cuBLAS 13.1.0), kernel: sm80_gemm_a",
+                          r.stdout)
+            self.assertNotIn("- toy/gadget", r.stdout)
+
+
 class BadSchema(unittest.TestCase):
     """A schema that is not the documented shape is bad input: one line naming the file and what is
     wrong, exit status 2, from every tool."""
@@ -1224,6 +1331,23 @@ class RunMatrixCommand(unittest.TestCase):
         self.assertEqual(cmd[-2:], ["--benchmark_min_time=0.5", "--cubench_suite=full"])
         self.assertEqual(self.command("--suite", "default")[-1], "--cubench_suite=default")
         self.assertEqual(self.command("--min-time", "2s")[-1], "--benchmark_min_time=2s")
+
+    def test_kernels_are_named_only_when_asked(self):
+        self.assertNotIn("--cubench_kernels=on", self.command())
+        self.assertEqual(self.command("--kernels")[-1], "--cubench_kernels=on")
+
+    def test_toolkits_in_upgrade_order_and_a_table_per_step(self):
+        import run_matrix
+        self.assertEqual(sorted(["cuda-13.0", "cuda-9.2", "mine", "cuda-11.8", "cuda-12.4"],
+                                key=run_matrix.toolkit_order),
+                         ["cuda-9.2", "cuda-11.8", "cuda-12.4", "cuda-13.0", "mine"])
+        self.assertEqual(run_matrix.tables(["r/cuda-13.0.json"]), [])
+        self.assertEqual(run_matrix.tables(["r/a.json", "r/b.json"]), [("table.md", ["r/a.json", "r/b.json"])])
+        three = ["r/cuda-11.8.json", "r/cuda-12.4.json", "r/cuda-13.0.json"]
+        self.assertEqual(run_matrix.tables(three), [
+            ("table.md", three),
+            ("step-cuda-11.8-to-cuda-12.4.md", three[:2]),
+            ("step-cuda-12.4-to-cuda-13.0.md", three[1:])])
 
     def test_help_says_the_defaults(self):
         r = tool("run_matrix.py", "--help")

@@ -38,6 +38,14 @@
       GBps, busbw_GBps, images_per_s, peak_mem_bytes and fragmentation (for files without a
       schema: those alone, as before it). A counter's unit, where the schema declares one, is in
       its header.
+      A row whose family a build left out (the family needs an optional library, the schema's
+      "library", that the file's context "not_built" says the build went without) is not dropped:
+      its cell there says `not built` and a note under the table says why, one line per build and
+      library (e.g. no NCCL for CUDA 11.8). A row such a file lacks is listed when every file
+      lacking it says so; with the base lacking it, the row has no verdicts.
+      What ran: where a faster or slower row's label names other kernels or another cuBLASLt
+      algorithm than the base file's (cubench --cubench_kernels=on names a run's kernels), a note
+      lists the row with both.
 
 An option the mode does not take (--format, --min-effect, --counters without --table; -a,
 --no-color, -d with it) is an error, as is input that is malformed (not a file, not UTF-8, not
@@ -61,8 +69,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli  # noqa: E402
-from results import (InputError, is_iteration, label_of, load, merged_schema, read,  # noqa: E402
-                     renamed, run_name, unit)
+from results import (InputError, is_iteration, label_of, load, merged_schema,  # noqa: E402
+                     not_built_of, read, renamed, run_name, unit)
 
 DEFAULT_ALPHA = 0.05
 # Below this a difference is `same` however small its p-value: the A/A runs on the H200
@@ -213,7 +221,9 @@ def build_table(files, args):
     base_path, base_ctx, base = loaded[0]
     if args.filter_given and not any(wanted_names.search(n) for n in base):
         raise InputError(f"--filter '{args.filter}' matches no benchmark of {base_path}")
+    left_out = LeftOut(loaded, schema)
     names = [n for n in base if wanted_names.search(n) and any(n in r for _, _, r in loaded[1:])]
+    names += left_out.rows(names, wanted_names)
     if not names:
         raise InputError(f"no benchmark of {base_path} is in the other files (names must match "
                          "exactly; --rename can map one naming onto another)")
@@ -228,17 +238,22 @@ def build_table(files, args):
     for n in names:
         row = [n]
         for i, (path, _, res) in enumerate(loaded):
-            row += file_cells(n, res.get(n), base[n] if i > 0 else None, path, base_path,
-                              counters, cycles, args, judged, labels[i])
+            missing = NOT_BUILT if left_out.why(n, i) else "missing"
+            row += file_cells(n, res.get(n), base.get(n), i > 0, path, base_path, counters, cycles,
+                              args, judged, labels[i], missing)
         rows.append(row)
     notes = []
     if len(gpus) > 1:
         notes.append(f"files ran on different GPUs: {', '.join(sorted(gpus))}")
+    notes += left_out.notes(names, labels)
     if judged:
         notes.append(summary_note([word for _, _, word, _ in judged], args))
     clocked = clock_made_it(judged, args, len(loaded) > 2)
     if clocked:
         notes.append(clocked)
+    ran = what_ran_differs(judged, loaded, labels)
+    if ran:
+        notes.append(ran)
     if any(cell.endswith(" !") for row in rows for cell in row):
         notes.append(f"! after a verdict: the two files' median SM clocks differ by more than "
                      f"{CLOCK_MARK * 100:g}% in that row")
@@ -246,6 +261,56 @@ def build_table(files, args):
     if single and not args.no_utest:
         notes.append(single_process_note(single))
     return header, rows, notes
+
+
+NOT_BUILT = "not built"
+
+
+class LeftOut:
+    """Rows a file lacks because its build left their family out: the family's source needs an
+    optional library (the schema's "library") that the file's context["not_built"] says the build
+    went without, and why. Such rows stay in the table, marked, instead of vanishing."""
+
+    def __init__(self, loaded, schema):
+        self.loaded, self.schema = loaded, schema
+        self.not_built = [not_built_of(ctx, path) for path, ctx, _ in loaded]
+
+    def library(self, name):
+        """The optional library the family of row `name` needs ("" for none or not known)."""
+        if self.schema is None:
+            return ""
+        holder = next(res[name] for _, _, res in self.loaded if name in res)
+        family = self.schema.family(holder.run_name)
+        return family.library if family is not None else ""
+
+    def why(self, name, i):
+        """Why file i has no row `name`, or None (it has it, or no build note explains it)."""
+        if name in self.loaded[i][2] or not self.not_built[i]:
+            return None
+        return self.not_built[i].get(self.library(name)) if self.library(name) else None
+
+    def rows(self, listed, wanted):
+        """Rows not yet listed that some file has and every file lacking them was built without."""
+        out = []
+        for _, _, res in self.loaded:
+            for n in res:
+                if n in listed or n in out or not wanted.search(n):
+                    continue
+                lacking = [i for i, (_, _, r) in enumerate(self.loaded) if n not in r]
+                if lacking and all(self.why(n, i) for i in lacking):
+                    out.append(n)
+        return out
+
+    def notes(self, names, labels):
+        """One line per file and library its build left out, for the rows it marks."""
+        said = {}
+        for n in names:
+            for i in range(len(self.loaded)):
+                why = self.why(n, i)
+                if why:
+                    said.setdefault((i, self.library(n)), why)
+        return [f"{NOT_BUILT} under {labels[i]}: the {lib} families ({why})"
+                for (i, lib), why in sorted(said.items())]
 
 
 def carries_clocks(loaded, names):
@@ -268,19 +333,20 @@ def table_header(labels, columns, cycles):
     return header
 
 
-def file_cells(name, r, b, path, base_path, counters, cycles, args, judged, label):
-    """One file's cells of a row; b is the base file's Result (None for the base file itself).
-    A verdict given is appended to judged."""
-    judging = b is not None
+def file_cells(name, r, b, judging, path, base_path, counters, cycles, args, judged, label,
+               missing="missing"):
+    """One file's cells of a row: r its Result, b the base file's (None where the base lacks the
+    row), judging False for the base file itself; missing is the cell where r is None. A verdict
+    given is appended to judged."""
     blank_judgement = [""] * ((4 if cycles else 3) if judging else 0)
     if r is None or r.error or not r.times:
-        cell = r.error if r is not None and r.error else "missing"
+        cell = r.error if r is not None and r.error else missing
         return [cell] + [""] * ((1 if cycles else 0) + len(counters)) + blank_judgement
     cells = [fmt(r.median_time())] + ([fmt(r.mcycles())] if cycles else [])
     cells += [fmt(r.median(c)) for c in counters]
     if not judging:
         return cells
-    if b.error or not b.times:
+    if b is None or b.error or not b.times:
         return cells + blank_judgement
     if not args.no_utest and (len(b.times) < 2 or len(r.times) < 2):
         raise InputError(f"{name}: the U test needs at least 2 repetitions in each file "
@@ -326,6 +392,33 @@ def clock_made_it(judged, args, several):
     return (f"{len(rows)} faster or slower verdict(s) whose cycles (time x SM clock) changed under "
             f"{args.min_effect * 100:g}%: the clock made the difference, not the work (faster "
             f"because it ran at a higher clock, or slower at a lower one): {named}")
+
+
+# Label parts that say what ran: the kernels a run launched (--cubench_kernels=on) and cuBLASLt's
+# algorithm (gemm's own label).
+WHAT_RAN = re.compile(r"^(kernels?: |cuBLASLt algo |\d+ CUDA graph launch|no kernel launched)")
+
+
+def what_ran(label):
+    return "; ".join(p for p in label.split("; ") if WHAT_RAN.match(p))
+
+
+def what_ran_differs(judged, loaded, labels):
+    """The note on faster/slower rows whose label says another kernel or algorithm ran than in
+    the base file: the library's own reason for the verdict. None where there is none."""
+    base = loaded[0][2]
+    lines = []
+    for name, label, word, _ in judged:
+        if word not in (FASTER, SLOWER):
+            continue
+        res = loaded[labels.index(label)][2]
+        mine, theirs = what_ran(res[name].label), what_ran(base[name].label)
+        if mine and theirs and mine != theirs:
+            lines.append(f"- {name}: {word} under {label}, where {mine}; under {labels[0]}, {theirs}")
+    if not lines:
+        return None
+    return (f"{len(lines)} faster or slower verdict(s) where another kernel or algorithm ran:\n"
+            + "\n".join(lines))
 
 
 def single_process_note(single):

@@ -18,7 +18,10 @@
 # beside the main build. SKIP_CTEST=1 leaves ctest out; CTEST_ARGS are added to its command line;
 # CTEST_RESERVE seconds of the deadline are kept from ctest for the plan (default 0).
 # (the device copy of the tree has no .git: CUBENCH_GIT_REVISION puts the commit in the context)
+# The GPU tests must run here: CUBENCH_GPU_TESTS=required makes any of them that would skip for
+# want of a GPU fail instead (tests/gpu_test.h, tests/gpu_skip.cmake).
 set -uo pipefail
+export CUBENCH_GPU_TESTS=${CUBENCH_GPU_TESTS:-required}
 OUT=${OUT:-$PWD/results}
 mkdir -p "$OUT"
 DEADLINE=${DEADLINE:-590}

@@ -47,6 +47,9 @@ BETTER = ("higher", "lower", "none")
 AXIS_KINDS = ("int", "pow2", "string")
 SCHEMA_FIELD = "cubench_schema"
 SCHEMA_VERSION = 1
+# Context field: JSON text {"<library>": "<why>"}, the optional libraries the build left its
+# families out for (cmake/OptionalSources.cmake); a family's schema entry names its "library".
+NOT_BUILT_FIELD = "not_built"
 # Context fields the tools print or compute with; each must be a string or a number.
 CONTEXT_FIELDS = ("framework", "torch", "cuda_toolkit", "cublas", "processes", "gpu", "date",
                   "copy_ceiling_GBps", "interrupted", "suite", "gpu_other_processes_at_start")
@@ -255,9 +258,10 @@ class Family:
     order of axes. main_counter "" means the time is the main figure (lower is better)."""
 
     def __init__(self, name, axes=(), main_counter="", size_axis="", description="", timer="",
-                 counters=()):
+                 counters=(), library=""):
         self.name, self.axes, self.main_counter, self.size_axis = name, tuple(axes), main_counter, size_axis
         self.description, self.timer, self.counters = description, timer, tuple(counters)
+        self.library = library  # the optional library its source needs ("nccl"), "" for none
 
     def axis(self, name):
         return next((a for a in self.axes if a.name == name), None)
@@ -355,7 +359,8 @@ def parse_schema(text, path):
                         _field(path, where, f, "size_axis", "string"),
                         _field(path, where, f, "description", "string", False, ""),
                         _field(path, where, f, "timer", "string", False, ""),
-                        _field(path, where, f, "counters", "list", False, []))
+                        _field(path, where, f, "counters", "list", False, []),
+                        _field(path, where, f, "library", "string", False, ""))
         for counter in family.counters:
             if not isinstance(counter, str) or counter not in counters:
                 raise _schema_error(path, f"{where}: its counter {_describe(counter)} is not one "
@@ -480,7 +485,25 @@ def _check_context(path, context):
         if not ceiling > 0:
             raise InputError(f"{path}: context \"copy_ceiling_GBps\" is "
                              f"{_describe(context['copy_ceiling_GBps'])}, not a positive number")
+    not_built_of(context, path)
     return schema_of(context, path)
+
+
+def not_built_of(context, path="result file"):
+    """{library: why} of a file's context["not_built"] ({} where the file has none: built before
+    cubench said, or nothing left out); InputError unless it is JSON text of an object of
+    strings."""
+    text = context.get(NOT_BUILT_FIELD, "{}")
+    where = f"{path}: context \"{NOT_BUILT_FIELD}\""
+    if not isinstance(text, str):
+        raise InputError(f"{where} is {_describe(text)}, not a string (JSON text)")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{where} is not JSON ({e.msg} at line {e.lineno} column {e.colno})")
+    if not isinstance(doc, dict) or not all(isinstance(v, str) for v in doc.values()):
+        raise InputError(f"{where} is not an object of strings ({{\"library\": \"why\"}})")
+    return doc
 
 
 def _check_row(path, index, row, schema):

@@ -1,9 +1,10 @@
 """Build and run cubench once per CUDA toolkit, then table and plot the results.
 
-  tools/run-matrix [--presets cuda-13.0,cuda-11.8] [--processes 4] [--repetitions 1]
-                   [--min-time S] [--suite default|full] [--filter REGEX]
+  tools/run-matrix [--presets cuda-11.8,cuda-13.0] [--processes 4] [--repetitions 1]
+                   [--min-time S] [--suite default|full] [--filter REGEX] [--kernels]
 
-For each preset (default: every toolkit preset in CMakePresets.json whose nvcc exists here):
+For each preset (default: every toolkit preset in CMakePresets.json whose nvcc exists here, oldest
+toolkit first, so the table reads as the upgrade does):
 configure and build, then run the suite --processes times (default 4), each process into
 results/<preset>.process-<i>.json, merged into results/<preset>.json with one sample per process
 (tools/merge-processes says why): the rule the A/A passed with, a process as the unit of the
@@ -14,8 +15,13 @@ process, its median repetition, so more buy a little steadiness for their time) 
 --benchmark_min_time), cubench decides by itself how long to time each benchmark: it stops when
 the samples' noise settles. --suite default|full is passed as --cubench_suite (cubench's own
 default when not given). With --processes 1 the suite runs once into results/<preset>.json.
-Then results/table.md (tools/compare --table, the first preset as the base) and results/plots/
-(tools/plot).
+--kernels passes --cubench_kernels=on: each row's label names the kernels one run of it launched,
+and the table notes, for a faster or slower row, what ran under each toolkit.
+Then results/table.md (tools/compare --table, the first preset as the base), with three presets or
+more one table per step from each preset to the next (results/step-<a>-to-<b>.md: which upgrade
+paid for what), and results/plots/ (tools/plot: a chart per family, a line or bar per toolkit).
+A family a build left out (no NCCL, cuDNN or LibTorch for that toolkit) is in the tables, marked
+`not built`, with the build's reason in a note.
 Progress goes to stderr: cubench's own lines ("[k/N] name ... elapsed, ETA"), each led by the
 preset and process; at the end run-matrix's wall time, in all and split into building and
 running. A bad flag or --out-dir is one line on stderr and status 2 before anything is built; a
@@ -89,6 +95,13 @@ def toolkit_presets():
     return out
 
 
+def toolkit_order(preset):
+    """A sort key putting presets in toolkit order: cuda-11.8 < cuda-12.4 < cuda-13.0 (numbers,
+    not text: 9.2 before 11.8); a preset with no version in its name last, by name."""
+    m = re.search(r"(\d+)\.(\d+)", preset)
+    return (0, int(m.group(1)), int(m.group(2)), preset) if m else (1, 0, 0, preset)
+
+
 def say(msg):
     print(f"[run-matrix] {msg}", file=sys.stderr, flush=True)
 
@@ -109,6 +122,8 @@ def suite_command(binary, args, out_path):
         cmd.append(f"--benchmark_min_time={args.min_time}")
     if args.suite is not None:
         cmd.append(f"--cubench_suite={args.suite}")
+    if args.kernels:
+        cmd.append("--cubench_kernels=on")
     return cmd
 
 
@@ -168,6 +183,8 @@ def parse_args(argv):
                    help="passed as --cubench_suite (default: none passed, cubench's own)")
     p.add_argument("--filter", default=".", help="--benchmark_filter")
     p.add_argument("--out-dir", default=os.path.join(ROOT, "results"))
+    p.add_argument("--kernels", action="store_true",
+                   help="name each row's kernels (--cubench_kernels=on) and what ran per toolkit")
     p.add_argument("--list-presets", action="store_true", help="say which presets can build here")
     args = p.parse_args(argv)
     if args.repetitions < 1 or args.processes < 1:
@@ -186,7 +203,8 @@ def main(argv):
         return 0
     if args.presets is not None and not args.presets.strip(","):
         raise InputError("--presets names no preset")
-    names = [n for n, _, ok in known if ok] if args.presets is None else [n for n in args.presets.split(",") if n]
+    names = (sorted((n for n, _, ok in known if ok), key=toolkit_order) if args.presets is None
+             else [n for n in args.presets.split(",") if n])
     unknown = [n for n in names if n not in {k[0] for k in known}]
     if unknown:
         raise InputError(f"unknown preset(s) {', '.join(unknown)}; known: {', '.join(k[0] for k in known)}")
@@ -200,6 +218,18 @@ def main(argv):
         total = time.monotonic() - clock["start"]
         say(f"{fmt_duration(total)} in all (build {fmt_duration(clock['build'])}, "
             f"runs {fmt_duration(clock['runs'])})")
+
+
+def tables(written):
+    """[(file name, result files)]: every preset against the first, then with three or more each
+    step from one preset to the next."""
+    if len(written) < 2:
+        return []
+    out = [("table.md", written)]
+    if len(written) > 2:
+        stem = lambda path: os.path.splitext(os.path.basename(path))[0]  # noqa: E731
+        out += [(f"step-{stem(a)}-to-{stem(b)}.md", [a, b]) for a, b in zip(written, written[1:])]
+    return out
 
 
 @contextlib.contextmanager
@@ -255,12 +285,13 @@ def build_and_run(names, args, clock):
             written.append(out_path)
         else:
             failed.append(preset)
-    if len(written) >= 2:
-        with open(os.path.join(args.out_dir, "table.md"), "w") as f:
-            r = subprocess.run([sys.executable, os.path.join(TOOLS, "compare.py"), "--table", *written],
+    for name, files in tables(written):
+        path = os.path.join(args.out_dir, name)
+        with open(path, "w") as f:
+            r = subprocess.run([sys.executable, os.path.join(TOOLS, "compare.py"), "--table", *files],
                                stdout=f, stderr=subprocess.PIPE, text=True)
-        say(f"table: {os.path.join(args.out_dir, 'table.md')}" if r.returncode == 0 else f"table failed: {r.stderr.strip()}")
-        failed += ["table"] if r.returncode != 0 else []
+        say(f"table: {path}" if r.returncode == 0 else f"table {name} failed: {r.stderr.strip()}")
+        failed += [name] if r.returncode != 0 else []
     if written:
         r = subprocess.run([sys.executable, os.path.join(TOOLS, "plot.py"), "--out-dir",
                             os.path.join(args.out_dir, "plots"), *written])
