@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -173,6 +174,7 @@ TEST(Schema, DescribesFamiliesAxesAndCountersAsJsonText) {
   f.counters = {"widgets"};
   f.main_counter = "widgets";
   f.size_axis = "bytes";
+  f.library = "nccl";
   f.timer = Timer::host_clock;
   const std::string json = schema_json({f}, {{"widgets", "widget/s", Better::higher, "how many"}});
   EXPECT_EQ(json,
@@ -180,8 +182,27 @@ TEST(Schema, DescribesFamiliesAxesAndCountersAsJsonText) {
             "\"higher\", \"description\": \"how many\"}}, \"families\": {\"toy/\\\"quoted\\\"\": "
             "{\"description\": \"back\\\\slash\\u000anewline\", \"axes\": [{\"name\": \"dtype\", "
             "\"kind\": \"string\"}, {\"name\": \"bytes\", \"kind\": \"pow2\"}], "
-            "\"main_counter\": \"widgets\", \"size_axis\": \"bytes\", \"timer\": \"host_clock\", "
-            "\"counters\": [\"widgets\"]}}}");
+            "\"main_counter\": \"widgets\", \"size_axis\": \"bytes\", \"library\": \"nccl\", "
+            "\"timer\": \"host_clock\", \"counters\": [\"widgets\"]}}}");
+}
+
+// A family's library is read from the name of the file that registers it, as the build reads it
+// to leave the file out (cmake/OptionalSources.cmake), so a comparison can say why it is missing.
+TEST(Schema, FamilyLibraryComesFromItsSourceName) {
+  EXPECT_EQ(library_of_source("/src/benchmarks/allreduce.nccl.cpp"), "nccl");
+  EXPECT_EQ(library_of_source("benchmarks/resnet50_train.torch.cpp"), "torch");
+  EXPECT_EQ(library_of_source("/src/benchmarks/gemm.cpp"), "");
+  EXPECT_EQ(library_of_source("fixtures/detail/world.no_mpi.cpp"), "");  // a stand-in
+  EXPECT_EQ(library_of_source("l2_evict.cu"), "");
+  EXPECT_EQ(library_of_source(".hidden"), "");
+  EXPECT_EQ(library_of_source(""), "");
+  // The constructor reads its caller's file: this one needs nothing; one named so needs NCCL.
+  Family("contract_test/here", "").make(nothing()).add();
+  Family("contract_test/there", "", "benchmarks/there.nccl.cpp").make(nothing()).add();
+  std::map<std::string, std::string> library;
+  for (const FamilyInfo& info : registered_families()) library[info.name] = info.library;
+  EXPECT_EQ(library.at("contract_test/here"), "");
+  EXPECT_EQ(library.at("contract_test/there"), "nccl");
 }
 
 }  // namespace
