@@ -1,45 +1,91 @@
 #!/usr/bin/env bash
-# The CUDA 11.8 build against the 13.0 build of the same commit on the GPU machine, back to back:
-# 13.0 (run A), then 11.8, then 13.0 again (run B), the same filter and repetitions each time, so
-# A against B is the A/A check and A/B against 11.8 the toolkit comparison. The 11.8 binary is the
-# static one (docs/results/static-binary.md), carried xz-compressed in parts to $PARTS
-# (cubench.xz.part*, cubench.sha256, libbenchmark.so.1debian; reassembled here and checked against
-# its sha256); build/cuda-13.0/cubench is built first if missing.
-# DEADLINE (seconds from the start) bounds the three runs together: a run gets what is left.
-#   PARTS=/tmp/s118 FILTER='^gemm/' REPS=5 MIN_TIME=0.05 OUT=/tmp/out tools/gpu-toolkits.sh
+# Builds of several CUDA toolkits of one commit on the GPU machine, a process at a time, taking
+# turns: what tools/run-matrix does where the toolkits are installed, for a machine that has only
+# CUDA 13.0's. 13.0 is built here (build/cuda-13.0, without LibTorch, if missing); 11.8 and 12.4
+# are static binaries (docs/results/static-binary.md) carried xz-compressed in parts, which gather
+# in $PARTS/s118 and $PARTS/s124 (each: cubench.xz.part*, cubench.sha256 in the last part, 11.8's
+# with libbenchmark.so.1debian), joined and checked against the sha256 once. A call carries at
+# most 64 MiB: CARRY=<dir> copies one part's folder into $PARTS and stops (calls made back to
+# back, while the machine is warm: /tmp outlives a call only then).
+#   PROCESS=I: process I of every toolkit, the order rotating with I (so no toolkit is always
+#   first after an idle GPU), each into $OUT/cuda-<t>.process-I.json, stderr beside it. The
+#   default run's families that every toolkit builds (FILTER), with --cubench_kernels=on; with
+#   PEAK=1 also gemm_peak bf16 and fp8 (--cubench_suite=full, SEARCH seconds) into
+#   cuda-<t>.peak-I.json; with AA=1 a second 13.0 process as well, cuda-13.0-aa.process-I.json,
+#   for the A/A beside the comparison (the same binary against itself, by the same protocol).
+#   Merge and compare here afterwards:
+#     tools/merge-processes cuda-11.8.json cuda-11.8.process-*.json  (each toolkit), then
+#     tools/compare --table cuda-11.8.json cuda-12.4.json cuda-13.0.json
+#   CARRY=.carry/s118a OUT=/tmp/out tools/gpu-toolkits.sh
+#   PROCESS=1 PEAK=1 OUT=/tmp/out tools/gpu-toolkits.sh
+# DEADLINE (seconds from the start, default 590) bounds the runs; one cut short keeps its rows.
 set -uo pipefail
 OUT=${OUT:-$PWD/results}
-PARTS=${PARTS:-/tmp/s118}
-FILTER=${FILTER:-.}
-REPS=${REPS:-5}
-MIN_TIME=${MIN_TIME:-0.05}
-DEADLINE=${DEADLINE:-3600}
-mkdir -p "$OUT"
+PARTS=${PARTS:-/tmp/parts}
+TOOLKITS=${TOOLKITS:-11.8 12.4 13.0}
+FILTER=${FILTER:-^(gemm|gemm_autotune|gemm_decode|svd|sigmoid|launch|startup)/}
+SEARCH=${SEARCH:-10}
+DEADLINE=${DEADLINE:-590}
+mkdir -p "$OUT" "$PARTS"
 start=$(date +%s)
+left() { echo $((DEADLINE - ($(date +%s) - start))); }
+
+if [ -n "${CARRY:-}" ]; then
+  dest=$PARTS/$(basename "$CARRY" | sed 's/[a-z]$//')  # .carry/s118a -> $PARTS/s118
+  mkdir -p "$dest" && cp "$CARRY"/* "$dest"/ && ls -l "$dest"
+  exit 0
+fi
+
+binary() {  # toolkit -> the path of its binary, unpacked and checked on first use
+  local t=$1
+  if [ "$t" = 13.0 ]; then echo build/cuda-13.0/cubench; return; fi
+  local dir=$PARTS/s${t/./} bin=$PARTS/s${t/./}/cubench-$t
+  if [ ! -x "$bin" ]; then
+    [ -f "$dir/cubench.sha256" ] ||
+      { echo "CUDA $t: parts missing in $dir ($(ls "$dir" 2>/dev/null | tr '\n' ' ')): carried, and the machine kept warm?" >&2; return 1; }
+    cat "$dir"/cubench.xz.part* | xz -d -c >"$bin" && chmod +x "$bin" ||
+      { echo "CUDA $t: cannot unpack" >&2; return 1; }
+  fi
+  (cd "$dir" && sed "s|  .*|  $bin|" cubench.sha256 | sha256sum -c --quiet) ||
+    { echo "CUDA $t: checksum differs (a part missing?)" >&2; rm -f "$bin"; return 1; }
+  echo "$bin"
+}
+
 if [ ! -x build/cuda-13.0/cubench ]; then
-  WITH_TORCH=0 SKIP_CTEST=1 FILTER=none tools/gpu-session.sh || exit 1
+  WITH_TORCH=0 SKIP_CTEST=1 PLAN=/dev/null tools/gpu-session.sh || exit 1
 fi
-old=$PARTS/cubench-11.8
-if [ ! -x "$old" ]; then
-  # xz, not zstd: the GPU machine has xz but no zstd (seen there on 2026-12-02).
-  cat "$PARTS"/cubench.xz.part* | xz -d -c >"$old" || { echo "cannot unpack the 11.8 binary"; exit 1; }
-  chmod +x "$old"
-fi
-(cd "$PARTS" && sed "s|  .*|  $old|" cubench.sha256 | sha256sum -c --quiet) || { echo "11.8 binary: checksum differs"; exit 1; }
-export LD_LIBRARY_PATH=$PARTS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}  # Debian's libbenchmark.so.1debian
+for t in $TOOLKITS; do
+  [ "$t" = 13.0 ] || [ -d "$PARTS/s${t/./}" ] || continue
+  export LD_LIBRARY_PATH=$PARTS/s${t/./}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}  # libbenchmark.so.1debian
+done
 nvidia-smi dmon -s pc -o T -f "$OUT/dmon.txt" >/dev/null 2>&1 &
 dmon=$!
 trap 'kill $dmon 2>/dev/null' EXIT
-run() {  # name binary
-  local left=$((DEADLINE - ($(date +%s) - start)))
-  if [ "$left" -le 10 ]; then echo "$1: not run, deadline reached"; return; fi
-  echo "== $1 at $(( $(date +%s) - start )) s, $left s left"
-  timeout "$left" "$2" --benchmark_filter="$FILTER" --benchmark_repetitions="$REPS" --benchmark_min_time="$MIN_TIME" \
-    --benchmark_report_aggregates_only=false --benchmark_out="$OUT/$1.json" \
-    --benchmark_out_format=json >"/tmp/$1.txt" 2>&1
-  echo "$1 exit $?"; grep -E "ERROR" "/tmp/$1.txt" | cut -c1-200 | sort -u | head -20
+
+run() {  # name binary args...: one process into $OUT/name.json
+  local name=$1 bin=$2 budget
+  shift 2
+  budget=$(left)
+  if [ "$budget" -le 10 ]; then echo "$name: not run, deadline reached"; return; fi
+  local t0=$(date +%s)
+  timeout "$budget" "$bin" "$@" --benchmark_out="$OUT/$name.json" --benchmark_out_format=json \
+    >"$OUT/$name.stdout.txt" 2>"$OUT/$name.stderr.txt"
+  echo "$name: exit $?, $(( $(date +%s) - t0 )) s"
 }
-run cuda-13.0-a build/cuda-13.0/cubench
-run cuda-11.8 "$old"
-run cuda-13.0-b build/cuda-13.0/cubench
+
+i=${PROCESS:?PROCESS=I (1, 2, ...) or CARRY=<part folder>}
+read -r -a order <<<"$TOOLKITS"
+n=${#order[@]}
+for ((j = 0; j < n; ++j)); do
+  t=${order[$(( (j + i - 1) % n ))]}
+  bin=$(binary "$t") || continue
+  run "cuda-$t.process-$i" "$bin" --benchmark_filter="$FILTER" --cubench_kernels=on
+  if [ "$t" = 13.0 ] && [ "${AA:-0}" = 1 ]; then
+    run "cuda-13.0-aa.process-$i" "$bin" --benchmark_filter="$FILTER" --cubench_kernels=on
+  fi
+  if [ "${PEAK:-0}" = 1 ]; then
+    run "cuda-$t.peak-$i" "$bin" --benchmark_filter='^gemm_peak/(bf16|fp8)/' \
+      --cubench_suite=full --cubench_search_seconds="$SEARCH" --cubench_kernels=on
+  fi
+done
 echo "total $(( $(date +%s) - start )) s"
