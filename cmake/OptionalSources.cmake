@@ -4,8 +4,9 @@
 #                      configure message (benchmarks/allreduce.nccl.cpp, resnet50_train.torch.cpp)
 #   name.no_<lib>.cpp  the stand-in used where <lib> is missing (fixtures/detail/world.no_mpi.cpp)
 # A new optional library is then one find_package that sets CUBENCH_HAVE_<LIB> and appends its
-# targets to CUBENCH_OPTIONAL_TARGETS (CMakeLists.txt); its files need no edit here. Where it was
-# not found, CUBENCH_<LIB>_NOT_FOUND may say why in one line.
+# targets to CUBENCH_OPTIONAL_TARGETS (CMakeLists.txt); its files need no edit here.
+# CUBENCH_<LIB>_WHY_NOT may say in one line why the library is missing: set where the search
+# failed (CMakeLists.txt), or by a preset that turns the library off.
 #
 # Each library a left-out benchmarks/ file needs is noted, with that line, for the run context
 # (cubench_note_not_built; context key "not_built"): a comparison of two builds then says why a
@@ -61,11 +62,15 @@ function(cubench_sources var)
       elseif(shown MATCHES "^benchmarks/" AND CUBENCH_WITH_${lib} STREQUAL "OFF")
         message(STATUS "cubench: ${shown} left out: ${needs} is off in this preset or by -D "
                        "(CUBENCH_WITH_${lib}=OFF)")
-        cubench_note_not_built(${needs} "${needs} is off in this build (CUBENCH_WITH_${lib}=OFF)")
+        if(CUBENCH_${lib}_WHY_NOT)
+          cubench_note_not_built(${needs} "${CUBENCH_${lib}_WHY_NOT}")
+        else()
+          cubench_note_not_built(${needs} "${needs} is off in this build (CUBENCH_WITH_${lib}=OFF)")
+        endif()
       elseif(shown MATCHES "^benchmarks/")
         message(STATUS "cubench: ${shown} left out: ${needs} not found (CUBENCH_HAVE_${lib} is OFF)")
-        if(CUBENCH_${lib}_NOT_FOUND)
-          cubench_note_not_built(${needs} "${CUBENCH_${lib}_NOT_FOUND}")
+        if(CUBENCH_${lib}_WHY_NOT)
+          cubench_note_not_built(${needs} "${CUBENCH_${lib}_WHY_NOT}")
         else()
           cubench_note_not_built(${needs} "${needs} not found when this build was configured")
         endif()
