@@ -12,7 +12,9 @@
 # (cubench_note_not_built; context key "not_built"): a comparison of two builds then says why a
 # family is missing from one of them.
 function(cubench_note_not_built lib why)
-  string(REPLACE ";" "," why "${why}")  # one list element
+  # One list element (no ';', no brackets, which CMake's lists pair up) and one line of JSON.
+  string(REGEX REPLACE "[;]" "," why "${why}")
+  string(REGEX REPLACE "[][\t\r\n]" " " why "${why}")
   get_property(noted GLOBAL PROPERTY CUBENCH_NOT_BUILT)
   if(NOT "${noted}" MATCHES "(^|;)${lib}=")
     set_property(GLOBAL APPEND PROPERTY CUBENCH_NOT_BUILT "${lib}=${why}")

@@ -947,6 +947,17 @@ class WhatRan(unittest.TestCase):
                           r.stdout)
             self.assertNotIn("- toy/gadget", r.stdout)
 
+    def test_only_the_algorithm_and_kernels_count_not_the_figures_beside_them(self):
+        import compare
+        autotuned = "cuBLASLt algo 21, autotuned: candidate 3 of 8 (4.2% faster than the first)"
+        self.assertEqual(compare.what_ran(f"stopped: noise; {autotuned}"), "cuBLASLt algo 21")
+        self.assertEqual(compare.what_ran(autotuned.replace("4.2%", "3.9%")), "cuBLASLt algo 21")
+        self.assertEqual(compare.what_ran("best 8192 x 8192 x 8192, cuBLASLt algo 66, searched 40 shapes; "
+                                          "kernel: sm90_a x2; L2 flushed"),
+                         "cuBLASLt algo 66; kernel: sm90_a x2")
+        self.assertEqual(compare.what_ran("1 CUDA graph launch; stopped: noise"), "1 CUDA graph launch")
+        self.assertEqual(compare.what_ran("stopped: noise settled"), "")
+
 
 class BadSchema(unittest.TestCase):
     """A schema that is not the documented shape is bad input: one line naming the file and what is

@@ -251,7 +251,7 @@ def build_table(files, args):
     clocked = clock_made_it(judged, args, len(loaded) > 2)
     if clocked:
         notes.append(clocked)
-    ran = what_ran_differs(judged, loaded, labels)
+    ran = what_ran_differs(names, loaded, labels, judged)
     if ran:
         notes.append(ran)
     if any(cell.endswith(" !") for row in rows for cell in row):
@@ -394,27 +394,35 @@ def clock_made_it(judged, args, several):
             f"because it ran at a higher clock, or slower at a lower one): {named}")
 
 
-# Label parts that say what ran: the kernels a run launched (--cubench_kernels=on) and cuBLASLt's
-# algorithm (gemm's own label).
-WHAT_RAN = re.compile(r"^(kernels?: |cuBLASLt algo |\d+ CUDA graph launch|no kernel launched)")
+# What a row's label says ran: the kernels one run launched (--cubench_kernels=on: "kernel: X",
+# "kernels: A, B ... (K kernels, N launches)", "N CUDA graph launches") and cuBLASLt's algorithm
+# id (gemm's own label, "cuBLASLt algo 21, autotuned: ..."), without the measured figures around
+# them, which differ between any two runs.
+KERNEL_PART = re.compile(r"^(kernels?: .*|\d+ CUDA graph launch(es)?|no kernel launched)$")
+CUBLASLT_ALGO = re.compile(r"cuBLASLt algo -?\d+")
 
 
 def what_ran(label):
-    return "; ".join(p for p in label.split("; ") if WHAT_RAN.match(p))
+    parts = [p for p in label.split("; ") if KERNEL_PART.match(p)]
+    algo = CUBLASLT_ALGO.search(label)
+    return "; ".join(([algo.group(0)] if algo else []) + parts)
 
 
-def what_ran_differs(judged, loaded, labels):
+def what_ran_differs(names, loaded, labels, judged):
     """The note on faster/slower rows whose label says another kernel or algorithm ran than in
     the base file: the library's own reason for the verdict. None where there is none."""
     base = loaded[0][2]
+    words = {(name, label): word for name, label, word, _ in judged}
     lines = []
-    for name, label, word, _ in judged:
-        if word not in (FASTER, SLOWER):
-            continue
-        res = loaded[labels.index(label)][2]
-        mine, theirs = what_ran(res[name].label), what_ran(base[name].label)
-        if mine and theirs and mine != theirs:
-            lines.append(f"- {name}: {word} under {label}, where {mine}; under {labels[0]}, {theirs}")
+    for name in names:
+        theirs = what_ran(base[name].label) if name in base else ""
+        for i, (_, _, res) in enumerate(loaded[1:], 1):
+            word = words.get((name, labels[i]))
+            if word not in (FASTER, SLOWER) or name not in res:
+                continue
+            mine = what_ran(res[name].label)
+            if mine and theirs and mine != theirs:
+                lines.append(f"- {name}: {word} under {labels[i]}, where {mine}; under {labels[0]}, {theirs}")
     if not lines:
         return None
     return (f"{len(lines)} faster or slower verdict(s) where another kernel or algorithm ran:\n"

@@ -8,7 +8,8 @@
 # most 64 MiB: CARRY=<dir> copies one part's folder into $PARTS and stops (calls made back to
 # back, while the machine is warm: /tmp outlives a call only then).
 #   PROCESS=I: process I of every toolkit, the order rotating with I (so no toolkit is always
-#   first after an idle GPU), each into $OUT/cuda-<t>.process-I.json, stderr beside it. The
+#   first after an idle GPU: balanced when the processes are a multiple of the toolkits, with
+#   AA=1 counted as one more), each into $OUT/cuda-<t>.process-I.json, stderr beside it. The
 #   default run's families that every toolkit builds (FILTER), with --cubench_kernels=on; with
 #   PEAK=1 also gemm_peak bf16 and fp8 (--cubench_suite=full, SEARCH seconds) into
 #   cuda-<t>.peak-I.json; with AA=1 a second 13.0 process as well, cuda-13.0-aa.process-I.json,
@@ -55,10 +56,15 @@ if [ ! -x build/cuda-13.0/cubench ]; then
   WITH_TORCH=0 SKIP_CTEST=1 PLAN=/dev/null tools/gpu-session.sh || exit 1
 fi
 for t in $TOOLKITS; do
-  [ "$t" = 13.0 ] || [ -d "$PARTS/s${t/./}" ] || continue
+  [ -d "$PARTS/s${t/./}" ] || continue
   export LD_LIBRARY_PATH=$PARTS/s${t/./}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}  # libbenchmark.so.1debian
 done
-nvidia-smi dmon -s pc -o T -f "$OUT/dmon.txt" >/dev/null 2>&1 &
+# One CUPTI for every build (the static ones find none by themselves): what it costs, if anything,
+# falls on each toolkit alike. A row whose label says "kernels not named" shows where it did not.
+cupti=$(sed -n "s/^CUDA_cupti_LIBRARY:FILEPATH=//p" build/cuda-13.0/CMakeCache.txt 2>/dev/null)
+[ -n "$cupti" ] && [ -f "$cupti" ] && export CUBENCH_CUPTI=${CUBENCH_CUPTI:-$cupti}
+echo "CUPTI: ${CUBENCH_CUPTI:-none found}"
+nvidia-smi dmon -s pc -o T -f "$OUT/dmon-${PROCESS:-carry}.txt" >/dev/null 2>&1 &
 dmon=$!
 trap 'kill $dmon 2>/dev/null' EXIT
 
@@ -75,15 +81,13 @@ run() {  # name binary args...: one process into $OUT/name.json
 
 i=${PROCESS:?PROCESS=I (1, 2, ...) or CARRY=<part folder>}
 read -r -a order <<<"$TOOLKITS"
+[ "${AA:-0}" = 1 ] && order+=(13.0-aa)  # the A/A's second 13.0 process takes its turn too
 n=${#order[@]}
 for ((j = 0; j < n; ++j)); do
   t=${order[$(( (j + i - 1) % n ))]}
-  bin=$(binary "$t") || continue
+  bin=$(binary "${t%-aa}") || continue
   run "cuda-$t.process-$i" "$bin" --benchmark_filter="$FILTER" --cubench_kernels=on
-  if [ "$t" = 13.0 ] && [ "${AA:-0}" = 1 ]; then
-    run "cuda-13.0-aa.process-$i" "$bin" --benchmark_filter="$FILTER" --cubench_kernels=on
-  fi
-  if [ "${PEAK:-0}" = 1 ]; then
+  if [ "${PEAK:-0}" = 1 ] && [ "$t" = "${t%-aa}" ]; then
     run "cuda-$t.peak-$i" "$bin" --benchmark_filter='^gemm_peak/(bf16|fp8)/' \
       --cubench_suite=full --cubench_search_seconds="$SEARCH" --cubench_kernels=on
   fi

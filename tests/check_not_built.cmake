@@ -1,0 +1,22 @@
+# The header that carries the build's not_built notes into the run context holds valid JSON whatever
+# the reasons say: quotes, backslashes, list separators, brackets, tabs (cmake/OptionalSources.cmake).
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/OptionalSources.cmake")
+cubench_note_not_built(nccl "NCCL at \"C:\\odd\" [v2]; needs glibc 2.38\tsoon")
+cubench_note_not_built(torch "no LibTorch")
+cubench_note_not_built(nccl "a second note for nccl is not taken")
+cubench_write_not_built("${OUT}")
+file(READ "${OUT}" header)
+if(NOT header MATCHES "#define CUBENCH_NOT_BUILT_JSON \"(([^\"\\\\]|\\\\.)*)\"")
+  message(FATAL_ERROR "no C string literal in:\n${header}")
+endif()
+string(REGEX REPLACE "\\\\(.)" "\\1" json "${CMAKE_MATCH_1}")  # the literal's text
+string(JSON nccl ERROR_VARIABLE bad GET "${json}" nccl)
+if(bad)
+  message(FATAL_ERROR "not JSON (${bad}): ${json}")
+endif()
+string(JSON torch GET "${json}" torch)
+string(JSON count LENGTH "${json}")
+set(want "NCCL at \"C:\\odd\"  v2 , needs glibc 2.38 soon")
+if(NOT nccl STREQUAL want OR NOT torch STREQUAL "no LibTorch" OR NOT count EQUAL 2)
+  message(FATAL_ERROR "read back nccl='${nccl}' (want '${want}'), torch='${torch}', ${count} notes")
+endif()
