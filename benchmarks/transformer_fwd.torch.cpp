@@ -13,9 +13,11 @@
 // benchmark saying how much it asked for; the run goes on.
 // cpu/transformer_fwd/<mode>/<attention>/2/16: the same model on the CPU with 16-token sequences.
 // Check, on the first two sequences, against a float64 copy of the module (its own attention),
-// the model under test on its own attention path in fp32, TF32 off, both in eval mode: dropout
-// off, since its masks cannot be reproduced in the reference (so train mode's check is of the
-// same function without dropout, and its label says so).
+// the model under test on its own attention path in fp32, TF32 off, both in eval mode. Inference:
+// the output of the run before the check (the first call) is what is checked, its first two
+// sequences kept by that run. Train: dropout is on in run(), and its masks cannot be reproduced
+// in the reference, so the check runs a forward and backward of its own with dropout off (the
+// same function without dropout; its label says so).
 // - the output: relative L2 error under 1e-4 (measured on the CPU: 7-8e-7);
 // - train mode, the backward too: loss = mean(output * r), r fixed random numbers (the plain mean
 //   of a LayerNorm with unit scale is a constant, so every other gradient would be zero), then
@@ -84,26 +86,43 @@ struct TransformerRun {
       apply(input_, input_).mean().backward();
     } else {
       torch::NoGradGuard no_grad;
-      apply(input_, input_);
+      torch::Tensor out = apply(input_, input_);
+      // The run the check reads (the first call's): its first sequences kept, a copy of their
+      // own, so no timed run keeps the output alive past its end (that would be in its peak).
+      if (keep_output_) kept_ = out.narrow(1, 0, checked_sequences()).clone();
     }
   }
 
   // The checks' own test: the next validate() sees a fault, as a real bug would leave it. Train
-  // mode: the gradient of kFaultParameter negated after the checked backward; inference: one
-  // element of the checked forward's output (the largest in magnitude of its first 256) 10% off.
+  // mode: the gradient of kFaultParameter negated after the checked backward; inference: a run
+  // kept for the check, then one element of its output (the largest in magnitude of its first
+  // 256) 10% off.
   std::string plant_fault() {
+    if (!train_) {
+      keep_output_ = true;
+      forward();
+      torch::NoGradGuard no_grad;
+      auto flat = kept_.view(-1);
+      const int64_t at =
+          flat.narrow(0, 0, std::min<int64_t>(256, flat.numel())).abs().argmax().item<int64_t>();
+      flat[at].mul_(1.1);
+      return "the largest of the first 256 output elements of the run the check reads made 10% "
+             "larger";
+    }
     fault_armed_ = true;
-    return train_ ? std::string("the gradient of ") + kFaultParameter +
-                        " negated after the checked backward"
-                  : "the largest of the checked output's first 256 elements made 10% larger";
+    return std::string("the gradient of ") + kFaultParameter +
+           " negated after the checked backward";
   }
+
+  // The sequences the check compares with float64 (the reference model costs 12 x the fp32's).
+  int64_t checked_sequences() const { return std::min<int64_t>(2, input_.size(1)); }
 
   void validate() {
     const bool fault = std::exchange(fault_armed_, false);
     torch::AutoGradMode grad_mode(train_);  // inference: no graph
     model_->eval();                         // dropout off: its masks cannot be reproduced
     model_->zero_grad(/*set_to_none=*/true);
-    auto slice = input_.narrow(1, 0, std::min<int64_t>(2, input_.size(1))).contiguous();
+    auto slice = input_.narrow(1, 0, checked_sequences()).contiguous();
     auto slice64 = slice.to(torch::kDouble);
     torch::nn::Transformer reference{nullptr};
     {
@@ -112,16 +131,19 @@ struct TransformerRun {
       reference->to(torch::kDouble);
     }
     reference->eval();
-    torch::Tensor got = apply(slice, slice);
+    // Inference: the output of the run before this check (the first call), its first sequences;
+    // train, or a check after runs that kept nothing: a forward of its own, in eval mode (train:
+    // for the gradients below; run()'s dropout cannot be reproduced).
+    torch::Tensor got;
+    if (!train_ && kept_.defined()) {
+      got = std::exchange(kept_, torch::Tensor());
+    } else {
+      got = apply(slice, slice);
+    }
+    keep_output_ = false;  // the timed runs keep nothing
     torch::Tensor want = reference->forward(slice64, slice64);
 
     torch::Tensor got64 = got.detach().to(torch::kDouble);
-    if (fault && !train_) {
-      auto flat = got64.view(-1);
-      const int64_t at =
-          flat.narrow(0, 0, std::min<int64_t>(256, flat.numel())).abs().argmax().item<int64_t>();
-      flat[at].mul_(1.1);
-    }
     forward_error_ = ((got64 - want.detach()).norm() / want.detach().norm()).item<double>();
     if (!(forward_error_ <= kForwardTolerance))
       throw ValidationError("transformer output differs from a float64 copy: relative L2 error " +
@@ -133,7 +155,7 @@ struct TransformerRun {
   // What the check covers, for the label.
   std::string check_label() const {
     return train_ ? "train: forward and every gradient checked against float64 with dropout off"
-                  : "forward checked against float64";
+                  : "the first call's output checked against float64";
   }
 
   // The check's errors, as counters: the forward's relative L2 error, and (train) the largest
@@ -155,6 +177,8 @@ struct TransformerRun {
   torch::nn::Transformer model_;
   torch::Tensor input_;
   bool fault_armed_ = false;
+  bool keep_output_ = true;  // inference: run() keeps its output's first sequences for the check
+  torch::Tensor kept_;
   double forward_error_ = 0, gradient_error_ = 0;
 
  private:
