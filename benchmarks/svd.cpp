@@ -12,8 +12,9 @@
 // All three are reported as counters, and in the message of a row that fails.
 // gesvdp in fp32 misses that bound for many inputs (measured on the H200 over 8 seeds: at
 // n = 1024, 2048, 4096 in 2, 5 and 8 of them, with every singular value near one value and a
-// reconstruction error of 38-76; docs/results/h200/svd-accuracy.md): such a row is reported as
-// inaccurate here, with its figures, and not timed. The bound is not loosened for it.
+// reconstruction error of 38-76; docs/results/h200/svd-accuracy.md): such a row, by that
+// signature alone (gesvdp_fp32_miss), is reported as inaccurate here, with its figures, and not
+// timed. The bound is not loosened for it.
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 
@@ -178,11 +179,9 @@ class Svd final : public BenchmarkCase {
     try {
       check_accuracy();
     } catch (const ValidationError& e) {
-      // Only the documented miss (finite figures, a valid spectrum, off in size) is excused:
-      // NaN, unwritten or unsorted output stays a wrong result.
-      const bool finite_miss = std::isfinite(recon_error_) && std::isfinite(ortho_error_) &&
-                               std::isfinite(sigma_error_) && sorted_nonnegative_;
-      if (algo_ == SvdAlgo::gesvdp && t_ == DType::fp32 && finite_miss)
+      // Only the documented miss, by its measured signature, is excused: anything else (NaN,
+      // unwritten or unsorted output, a miss of another size) stays a wrong result.
+      if (algo_ == SvdAlgo::gesvdp && t_ == DType::fp32 && gesvdp_fp32_miss())
         throw KnownInaccuracy(std::string(e.what()) +
                               " [cuSOLVER's gesvdp in fp32 misses this bound for many inputs: "
                               "docs/results/h200/svd-accuracy.md]");
@@ -190,11 +189,22 @@ class Svd final : public BenchmarkCase {
     }
   }
 
-  // The middle singular value 1% off (U and V left as they are).
+  // Every singular value 5% larger (U and V left as they are): their order kept, so the bound,
+  // not the ordering test, must catch it. 5%: above the loosest bound at the largest size
+  // (gesvdp fp32, 30 n eps = 1.5% at n = 4096), where a 1% scale would pass.
   std::string plant_fault(Env& env) override {
-    perturb_element(t_, s_.get(), n_ / 2, 1.01, 0, env.stream());
+    for (int i = 0; i < n_; ++i) perturb_element(t_, s_.get(), i, 1.05, 0, env.stream());
     CUBENCH_CUDA_LAUNCHED();
-    return "singular value " + std::to_string(n_ / 2) + " made 1% larger";
+    return "every singular value made 5% larger (their order kept)";
+  }
+
+  // gesvdp fp32's documented miss (docs/results/h200/svd-accuracy.md, 16 failing seeds of 24 at
+  // n = 1024-4096): orthonormal factors, a reconstruction error of 1.19 sqrt(n) and singular
+  // values off by 0.59 sqrt(n) of the largest, every time. Windows of +-25% around those.
+  bool gesvdp_fp32_miss() const {
+    const double root = std::sqrt(double(n_));
+    return sorted_nonnegative_ && ortho_error_ <= tolerance() && recon_error_ >= 0.9 * root &&
+           recon_error_ <= 1.5 * root && sigma_error_ >= 0.45 * root && sigma_error_ <= 0.75 * root;
   }
 
   void check_accuracy() const {

@@ -117,6 +117,11 @@ inline int check_family_at_its_smallest_sizes(const std::string& family, bool on
     try {
       work->validate(*env);
       ADD_FAILURE() << "the check accepted a planted fault: " << fault;
+    } catch (const KnownInaccuracy& e) {
+      // Excused as a library's documented miss: not a catch of the fault (gesvdp fp32's miss has a
+      // signature the planted faults do not share).
+      ADD_FAILURE() << "a planted fault passed for a known inaccuracy: " << fault << " -> "
+                    << e.what();
     } catch (const ValidationError& e) {
       ++checked;
       std::cout << "[ CAUGHT ] " << spec->name << ": " << fault << " -> "
