@@ -191,7 +191,10 @@ TEST(ForeachAdamWGpu, StepUnlessStepsAsStepAndSkipsWhenFound) {
 }
 #endif
 
-TEST(BertTrain, CheckAcceptsAStepAndRejectsAPlantedFault) {
+// Every planted fault in turn (the loss, a negated gradient, halved gradients, a frozen layer),
+// each through run()'s own step, each rejected; a right step accepted before and between them,
+// its check figures printed (the fp32 bounds come from them).
+TEST(BertTrain, CheckAcceptsAStepAndRejectsEveryPlantedFault) {
   int families = 0;
   for (const Spec& s : registered_cases()) {
     if (s.needs_gpu() || s.name.rfind("cpu/bert_train/", 0) != 0) continue;
@@ -200,17 +203,26 @@ TEST(BertTrain, CheckAcceptsAStepAndRejectsAPlantedFault) {
     auto env = Env::host_only(1);
     auto c = s.make();
     c->setup(*env);
-    c->run(*env);
-    EXPECT_NO_THROW(c->validate(*env));
-    EXPECT_GT(c->counters(1.0).at("tokens_per_s"), 0);
-    const std::string fault = c->plant_fault(*env);
-    ASSERT_FALSE(fault.empty());
-    try {
-      c->validate(*env);
-      ADD_FAILURE() << "the check accepted a planted fault: " << fault;
-    } catch (const ValidationError& e) {
-      std::cout << "[ CAUGHT ] " << s.name << ": " << fault << " -> " << e.what() << "\n";
+    std::set<std::string> faults;
+    for (int round = 0; round < 4; ++round) {
+      c->run(*env);
+      EXPECT_NO_THROW(c->validate(*env));
+      for (const auto& [name, value] : c->counters(1.0))
+        if (name.find("cos") != std::string::npos || name.find("ratio") != std::string::npos ||
+            name == "loss_error")
+          std::cout << "[ FIGURES ] " << s.name << " " << name << " " << value << "\n";
+      EXPECT_GT(c->counters(1.0).at("tokens_per_s"), 0);
+      const std::string fault = c->plant_fault(*env);
+      ASSERT_FALSE(fault.empty());
+      faults.insert(fault);
+      try {
+        c->validate(*env);
+        ADD_FAILURE() << "the check accepted a planted fault: " << fault;
+      } catch (const ValidationError& e) {
+        std::cout << "[ CAUGHT ] " << s.name << ": " << fault << " -> " << e.what() << "\n";
+      }
     }
+    EXPECT_EQ(faults.size(), 4u) << "four different faults planted";
   }
   EXPECT_EQ(families, 1);
 }
