@@ -22,11 +22,16 @@
 //   dtype on its device: the logits of a prefill and four decode steps through the KV cache equal
 //   a full forward of the same tokens without it (cache_logits_rel_error, relative L2 over the
 //   five positions, within cache_tolerance());
+// - the real model's first tokens: the run before the check (the first call) generated them; its
+//   first sequence's first four (the prefill's, then three decode steps') must be what an fp32 copy
+//   of the same weights picks without the KV cache on the same tokens, up to a near tie
+//   (tie_tolerance_std; token_gap_std reports the worst);
 // - greedy tokens repeat: two generations of the real model from one prompt give the same
 //   tokens; in graph mode the second is the graph's, so the replayed steps give an eager step's
 //   tokens.
-// plant_fault writes the cache one position late, in both models: the cached logits then miss
-// the step's own key and value.
+// plant_fault, in turn: layer 0, head 0's attention output 64x in the generating model, and a
+// generation with it (the first-tokens check must reject it); the cache written one position
+// late, in both models (the cached logits then miss the step's own key and value).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -54,6 +59,19 @@ double cache_tolerance(torch::Dtype dtype) {
 }
 
 LlamaConfig small_config() { return {2, 256, 4, 688, 1000}; }
+
+// The generated tokens set against the fp32 reference without the cache: the first sequence's
+// first kCheckedTokens (the prefill's and the decode steps' after it).
+constexpr int64_t kCheckedTokens = 4;
+// A generated token passes where the fp32 reference ranks it top, or within this many standard
+// deviations of that position's reference logits below its top token: a near tie that the
+// dtype's rounding may break either way. fp32: none (the same arithmetic). bf16 and fp16: not yet
+// measured on the H200 (the counter token_gap_std reports the worst gap); a wrong token sits
+// about 4 standard deviations below the top of 32000 random logits.
+double tie_tolerance_std(torch::Dtype dtype) { return dtype == torch::kFloat ? 1e-3 : 0.25; }
+// The planted head fault: layer 0, head 0's attention output 64 times larger, as an attention
+// whose softmax was not normalised over some 64 keys would leave it.
+constexpr double kHeadFaultFactor = 64;
 
 struct Config {
   torch::Dtype dtype;
@@ -182,18 +200,32 @@ class LlamaDecode final : public BenchmarkCase {
     std::optional<torch_compat::SdpaOnly> attention;
     restrict_attention(attention);
     check_parameter_count();
+    check_first_tokens_against_fp32();  // reads the run before the check: first
     check_cache_against_full_forward();
     check_greedy_repeats();
     clock_->reset();  // the check's generations and the first timed one are not counted
     place_.restart_memory_peaks(c_.graph ? LibraryWorkspaces::keep : LibraryWorkspaces::release);
   }
 
+  // The checks' own test, in turn, each planted in the model the benchmark times and a generation
+  // run with it (the run the first-tokens check reads): one attention head's output 64x; then the
+  // KV cache written one position late (in the small model of the cache check too).
   std::string plant_fault(Env& env) override {
     auto guard = place_.use();
+    std::optional<torch_compat::SdpaOnly> attention;
+    restrict_attention(attention);
+    if (faults_planted_++ % 2 == 0) {
+      model_->scale_head_output(0, 0, kHeadFaultFactor);
+      if (c_.graph) capture(env);
+      generate(c_.graph);
+      return "layer 0, head 0's attention output made 64x larger in the generating model";
+    }
+    model_->scale_head_output(0, 0, 1);
     fault_ = true;
     model_->misplace_cache_writes(1);
     if (c_.graph) capture(env);
-    return "the KV cache written one position late";
+    generate(c_.graph);
+    return "the KV cache written one position late, in the generating and the small model";
   }
 
   Work work() const override { return {}; }
@@ -219,6 +251,7 @@ class LlamaDecode final : public BenchmarkCase {
     c["weight_bytes"] = model_->weight_bytes();
     c["kv_cache_bytes"] = model_->cache_bytes();
     c["cache_logits_rel_error"] = cache_error_;
+    c["token_gap_std"] = token_gap_std_;
     return c;
   }
 
@@ -336,6 +369,42 @@ class LlamaDecode final : public BenchmarkCase {
           ")");
   }
 
+  // The generation before the check (the first call's, or the planted fault's): its first
+  // sequence's first kCheckedTokens tokens against an fp32 copy of the same weights evaluated
+  // without the KV cache on the same tokens (teacher-forced): each must be the reference's top
+  // token, or within tie_tolerance_std() of it.
+  void check_first_tokens_against_fp32() {
+    sync();
+    const int64_t k = std::min(kCheckedTokens, c_.new_tokens);
+    const auto ints = torch::TensorOptions().device(place_.device()).dtype(torch::kLong);
+    const auto sequence = tokens_.narrow(0, 0, 1).narrow(1, 0, c_.prompt + k).clone();
+    torch::Tensor logits;
+    {
+      LlamaModel reference =
+          model_->converted(torch::TensorOptions().device(place_.device()).dtype(torch::kFloat));
+      logits = reference
+                   .forward(sequence.narrow(1, 0, c_.prompt + k - 1),
+                            torch::arange(c_.prompt + k - 1, ints), false, false)
+                   .narrow(1, c_.prompt - 1, k)[0]
+                   .to(torch::kDouble);
+    }  // the fp32 copy (27 GB at 7B) goes before the next check
+    token_gap_std_ = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      const torch::Tensor row = logits[j];
+      const int64_t got = sequence[0][c_.prompt + j].item<int64_t>();
+      const int64_t top = row.argmax().item<int64_t>();
+      const double gap = ((row[top] - row[got]) / row.std()).item<double>();
+      token_gap_std_ = std::max(token_gap_std_, gap);
+      if (!(gap <= tie_tolerance_std(c_.dtype)))
+        throw ValidationError(
+            "generated token " + std::to_string(j + 1) + " (" + std::to_string(got) +
+            ") is not what an fp32 copy of the weights without the KV cache picks there (" +
+            std::to_string(top) + "): " + std::to_string(gap) +
+            " standard deviations of its logits below it (a tie within " +
+            std::to_string(tie_tolerance_std(c_.dtype)) + " passes)");
+    }
+  }
+
   void check_greedy_repeats() {
     generate(false);
     const auto first = tokens_.clone();
@@ -351,8 +420,9 @@ class LlamaDecode final : public BenchmarkCase {
   std::unique_ptr<StepClock> clock_;
   std::unique_ptr<LlamaModel> model_;
   torch::Tensor tokens_, prompt_positions_, position_;
-  double cache_error_ = 0;
+  double cache_error_ = 0, token_gap_std_ = 0;
   bool fault_ = false;
+  int faults_planted_ = 0;
 #if CUBENCH_TORCH_CUDA
   std::unique_ptr<at::cuda::CUDAGraph> graph_;
 #endif
@@ -392,6 +462,9 @@ void add_llama_family(const std::string& name, std::vector<std::string> dtypes,
       .counter({"kv_cache_bytes", "B", Better::lower, "the static KV cache"})
       .counter({"cache_logits_rel_error", "", Better::lower,
                 "small model: cached logits against a full forward, relative L2"})
+      .counter({"token_gap_std", "", Better::lower,
+                "first generated tokens: the worst one's fp32 logit below the fp32 top token's, "
+                "in standard deviations of the logits (0: every one the top)"})
       .main_counter("tokens_per_s")
       .size_axis("batch")
       // Default run: bf16, the article's 128 + 128 at batch 1, eager and graph (the launch-bound

@@ -5,8 +5,13 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <iostream>
+#include <set>
+#include <string>
 
 #include "benchmarks/models/llama.h"
+#include "fixtures/detail/check.h"
+#include "fixtures/detail/registry.h"
 
 namespace cubench {
 namespace {
@@ -79,6 +84,54 @@ TEST(Llama, RotaryEmbeddingDependsOnRelativePositionsOnly) {
   // ... and is not the identity: swapping two tokens' positions changes the logits.
   auto reordered = model.forward(tokens, torch::tensor({0, 2, 1, 3}, torch::kLong), false, false);
   EXPECT_GT(error(reordered), 1e-2);
+}
+
+// A converted copy computes what the model does, in its own dtype; a planted head fault changes
+// the model's logits, not the copy's.
+TEST(Llama, ConvertedCopyHoldsTheSameWeightsWithoutFaults) {
+  torch::manual_seed(3);
+  LlamaModel model(tiny(), torch::TensorOptions().dtype(torch::kFloat));
+  auto tokens = torch::randint(tiny().vocab, {1, 6}, torch::kLong);
+  const auto want = model.forward(tokens, positions(0, 6), false, false);
+  LlamaModel copy = model.converted(torch::TensorOptions().dtype(torch::kDouble));
+  EXPECT_TRUE(torch::allclose(copy.forward(tokens, positions(0, 6), false, false).to(torch::kFloat),
+                              want, 1e-5, 1e-6));
+  model.scale_head_output(0, 1, 64);
+  EXPECT_FALSE(torch::allclose(model.forward(tokens, positions(0, 6), false, false), want));
+  LlamaModel clean = model.converted(torch::TensorOptions().dtype(torch::kFloat));
+  EXPECT_TRUE(torch::allclose(clean.forward(tokens, positions(0, 6), false, false), want));
+}
+
+// The family's check takes both planted faults in turn (a head's output in the generating model,
+// then the cache written late), after a right generation it accepts.
+TEST(LlamaDecode, CheckRejectsEachPlantedFaultInTurn) {
+  int families = 0;
+  for (const Spec& s : registered_cases()) {
+    if (s.needs_gpu() || s.name.rfind("cpu/llama_decode/", 0) != 0) continue;
+    SCOPED_TRACE(s.name);
+    ++families;
+    auto env = Env::host_only(1);
+    auto c = s.make();
+    c->setup(*env);
+    c->run(*env);
+    EXPECT_NO_THROW(c->validate(*env));
+    std::cout << "[ FIGURES ] token_gap_std " << c->counters(1.0).at("token_gap_std") << "\n";
+    std::set<std::string> faults;
+    for (int round = 0; round < 2; ++round) {
+      c->run(*env);
+      const std::string fault = c->plant_fault(*env);
+      faults.insert(fault);
+      try {
+        c->validate(*env);
+        ADD_FAILURE() << "the check accepted a planted fault: " << fault;
+      } catch (const ValidationError& e) {
+        std::cout << "[ CAUGHT ] " << fault << " -> " << std::string(e.what()).substr(0, 160)
+                  << "\n";
+      }
+    }
+    EXPECT_EQ(faults.size(), 2u);
+  }
+  EXPECT_EQ(families, 1);
 }
 
 }  // namespace

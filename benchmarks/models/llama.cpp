@@ -101,6 +101,7 @@ torch::Tensor LlamaModel::forward(const torch::Tensor& tokens, const torch::Tens
       v = values_[i];
     }
     auto attended = torch_compat::scaled_dot_product_attention_masked(q, k, v, visible);
+    if (int64_t(i) == fault_layer_) attended.select(1, fault_head_).mul_(fault_factor_);
     x = x + torch::linear(attended.transpose(1, 2).reshape({batch, n, config_.hidden}), l.wo);
     normed = rms_norm(x, l.mlp_norm);
     x = x + torch::linear(torch::silu(torch::linear(normed, l.gate)) * torch::linear(normed, l.up),
@@ -108,6 +109,24 @@ torch::Tensor LlamaModel::forward(const torch::Tensor& tokens, const torch::Tens
   }
   if (last_only) x = x.narrow(1, n - 1, 1);
   return torch::linear(rms_norm(x, final_norm_), lm_head_);
+}
+
+LlamaModel LlamaModel::converted(torch::TensorOptions options) const {
+  torch::NoGradGuard no_grad;
+  LlamaModel out = *this;  // tensors shared until replaced below
+  out.drop_cache();
+  out.cache_write_offset_ = 0;
+  out.fault_layer_ = -1;
+  auto convert = [&](torch::Tensor& t) { t = t.to(options); };
+  convert(out.embedding_), convert(out.final_norm_), convert(out.lm_head_);
+  // the rotary tables stay as they are (fp32; forward casts them to the activations' dtype)
+  out.rope_cos_ = out.rope_cos_.to(options.device()),
+  out.rope_sin_ = out.rope_sin_.to(options.device());
+  for (Layer& l : out.layers_)
+    for (auto* t :
+         {&l.attention_norm, &l.wq, &l.wk, &l.wv, &l.wo, &l.mlp_norm, &l.gate, &l.up, &l.down})
+      convert(*t);
+  return out;
 }
 
 int64_t LlamaModel::parameter_count() const {

@@ -52,8 +52,17 @@ class LlamaModel {
   double weight_bytes() const;
   double cache_bytes() const;
   const LlamaConfig& config() const { return config_; }
-  // Tests only: the cache write lands `offset` positions after where it belongs.
+  // A copy of the model with the same weights in another dtype or on another device, without a
+  // cache or planted faults: a check's reference (fp32 weights of a bf16 model).
+  LlamaModel converted(torch::TensorOptions options) const;
+
+  // Checks' own tests only: the cache write lands `offset` positions after where it belongs.
   void misplace_cache_writes(int64_t offset) { cache_write_offset_ = offset; }
+  // Checks' own tests only: one attention head's output (before the output projection) of one
+  // layer multiplied by `factor` (1: none).
+  void scale_head_output(int64_t layer, int64_t head, double factor) {
+    fault_layer_ = layer, fault_head_ = head, fault_factor_ = factor;
+  }
 
  private:
   struct Layer {
@@ -68,6 +77,8 @@ class LlamaModel {
   std::vector<Layer> layers_;
   std::vector<torch::Tensor> keys_, values_;
   int64_t cache_write_offset_ = 0;
+  int64_t fault_layer_ = -1, fault_head_ = 0;
+  double fault_factor_ = 1;
 };
 
 }  // namespace cubench
