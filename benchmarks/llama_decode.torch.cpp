@@ -30,8 +30,9 @@
 //   tokens; in graph mode the second is the graph's, so the replayed steps give an eager step's
 //   tokens.
 // plant_fault, in turn: layer 0, head 0's attention output 64x in the generating model, and a
-// generation with it (the first-tokens check must reject it); the cache written one position
-// late, in both models (the cached logits then miss the step's own key and value).
+// generation with it (the first-tokens check must reject it); the small model's cache written
+// one position late (the cache check must: the cached logits then miss the step's own key and
+// value).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -66,9 +67,10 @@ constexpr int64_t kCheckedTokens = 4;
 // A generated token passes where the fp32 reference ranks it top, or within this many standard
 // deviations of that position's reference logits below its top token: a near tie that the
 // dtype's rounding may break either way. fp32: none (the same arithmetic). bf16 and fp16: not yet
-// measured on the H200 (the counter token_gap_std reports the worst gap); a wrong token sits
-// about 4 standard deviations below the top of 32000 random logits.
-double tie_tolerance_std(torch::Dtype dtype) { return dtype == torch::kFloat ? 1e-3 : 0.25; }
+// measured on the H200 (the counter token_gap_std reports the worst gap). The top two of 32000
+// random logits stand about 0.22 standard deviations apart, so a fault that only swaps them may
+// pass; one that picks any other token sits standard deviations below the top.
+double tie_tolerance_std(torch::Dtype dtype) { return dtype == torch::kFloat ? 1e-3 : 0.1; }
 // The planted head fault: layer 0, head 0's attention output 64 times larger, as an attention
 // whose softmax was not normalised over some 64 keys would leave it.
 constexpr double kHeadFaultFactor = 64;
@@ -207,9 +209,9 @@ class LlamaDecode final : public BenchmarkCase {
     place_.restart_memory_peaks(c_.graph ? LibraryWorkspaces::keep : LibraryWorkspaces::release);
   }
 
-  // The checks' own test, in turn, each planted in the model the benchmark times and a generation
-  // run with it (the run the first-tokens check reads): one attention head's output 64x; then the
-  // KV cache written one position late (in the small model of the cache check too).
+  // The checks' own test, in turn: one attention head's output 64x, planted in the model the
+  // benchmark times and a generation run with it (the run the first-tokens check reads); then the
+  // cache check's small model writing its KV cache one position late.
   std::string plant_fault(Env& env) override {
     auto guard = place_.use();
     std::optional<torch_compat::SdpaOnly> attention;
@@ -220,12 +222,11 @@ class LlamaDecode final : public BenchmarkCase {
       generate(c_.graph);
       return "layer 0, head 0's attention output made 64x larger in the generating model";
     }
-    model_->scale_head_output(0, 0, 1);
-    fault_ = true;
-    model_->misplace_cache_writes(1);
+    model_->scale_head_output(0, 0, 1);  // a clean generation for the first-tokens check
     if (c_.graph) capture(env);
     generate(c_.graph);
-    return "the KV cache written one position late, in the generating and the small model";
+    fault_ = true;  // the cache check's small model writes its cache one position late
+    return "the small model's KV cache written one position late (the cache check's model)";
   }
 
   Work work() const override { return {}; }
@@ -380,6 +381,7 @@ class LlamaDecode final : public BenchmarkCase {
     const auto sequence = tokens_.narrow(0, 0, 1).narrow(1, 0, c_.prompt + k).clone();
     torch::Tensor logits;
     {
+      torch_compat::Tf32Off fp32;  // whatever the run's flags (a tf32 row before this one)
       LlamaModel reference =
           model_->converted(torch::TensorOptions().device(place_.device()).dtype(torch::kFloat));
       logits = reference

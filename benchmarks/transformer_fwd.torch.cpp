@@ -274,7 +274,10 @@ class Transformer final : public BenchmarkCase {
     place_.restart_memory_peaks(LibraryWorkspaces::release);
   }
 
-  std::string plant_fault(Env&) override { return run_->plant_fault(); }
+  std::string plant_fault(Env&) override {
+    auto guard = place_.use();  // its forward on the case's stream, as run()'s
+    return run_->plant_fault();
+  }
 
   Work work() const override { return {}; }
 

@@ -2,7 +2,7 @@
 // Each family's check, one test per family, at the smallest size of each of its variants: set-up,
 // a run and its validation must pass on the inputs a default run draws (the same seed), every
 // counter it reports must be declared, and the same check must reject the result with a fault
-// planted in it (BenchmarkCase::plant_fault: one element 10% off, a singular value 1% off...).
+// planted in it (BenchmarkCase::plant_fault: one element 10% off, every singular value 5% larger...).
 // One test per family, so ctest times each and runs them side by side; the families come from
 // the registry, so a new family gets its test with no edit here (and Contract.EveryFamilyHasA
 // CheckTest fails if one slips out).

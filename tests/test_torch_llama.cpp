@@ -117,7 +117,8 @@ TEST(LlamaDecode, CheckRejectsEachPlantedFaultInTurn) {
     EXPECT_NO_THROW(c->validate(*env));
     std::cout << "[ FIGURES ] token_gap_std " << c->counters(1.0).at("token_gap_std") << "\n";
     std::set<std::string> faults;
-    for (int round = 0; round < 2; ++round) {
+    // each fault by the check meant for it: the first tokens, then the small model's cache
+    for (const char* caught_by : {"fp32 copy of the weights", "through the KV cache differ"}) {
       c->run(*env);
       const std::string fault = c->plant_fault(*env);
       faults.insert(fault);
@@ -127,6 +128,7 @@ TEST(LlamaDecode, CheckRejectsEachPlantedFaultInTurn) {
       } catch (const ValidationError& e) {
         std::cout << "[ CAUGHT ] " << fault << " -> " << std::string(e.what()).substr(0, 160)
                   << "\n";
+        EXPECT_NE(std::string(e.what()).find(caught_by), std::string::npos) << e.what();
       }
     }
     EXPECT_EQ(faults.size(), 2u);

@@ -61,7 +61,7 @@ class LlamaModel {
   // Checks' own tests only: one attention head's output (before the output projection) of one
   // layer multiplied by `factor` (1: none).
   void scale_head_output(int64_t layer, int64_t head, double factor) {
-    fault_layer_ = layer, fault_head_ = head, fault_factor_ = factor;
+    fault_layer_ = factor == 1 ? -1 : layer, fault_head_ = head, fault_factor_ = factor;
   }
 
  private:
