@@ -45,7 +45,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <thread>
@@ -521,12 +520,15 @@ class Gemm final : public BenchmarkCase {
     const double burst = flops / std::max(achievable_rate_, 1.0);  // seconds a run, about
     const int warm = std::max(10, int(kWarmSeconds / burst));
     const int window = std::max(20, int(kWindowSeconds / burst)) / 2 * 2;
-    queued_run_seconds(
-        env.stream(), [&] { matmul(env.stream(), algo_); }, warm);
-    const std::vector<double> runs = queued_run_seconds(
-        env.stream(), [&] { matmul(env.stream(), algo_); }, window);
-    const double first = std::accumulate(runs.begin(), runs.begin() + window / 2, 0.0);
-    const double second = std::accumulate(runs.begin() + window / 2, runs.end(), 0.0);
+    for (int i = 0; i < warm; ++i) matmul(env.stream(), algo_);
+    // The window in two halves, three events: each half's runs back to back, nothing between them.
+    const std::vector<double> halves = queued_run_seconds(
+        env.stream(),
+        [&] {
+          for (int i = 0; i < window / 2; ++i) matmul(env.stream(), algo_);
+        },
+        2);
+    const double first = halves[0], second = halves[1];
     sustained_rate_ = flops * window / (first + second);
     sustained_drop_pct_ = first > 0 ? (second / first - 1) * 100 : 0;
   }
