@@ -71,7 +71,7 @@ class NcclWorld {
     }
     int visible = 0;
     CUBENCH_CUDA(cudaGetDeviceCount(&visible));
-    int wanted = options().gpus == 0 ? visible : options().gpus;
+    int wanted = run_settings().gpus == 0 ? visible : run_settings().gpus;
     if (wanted > visible)
       throw Error("--cubench_gpus=" + std::to_string(wanted) + " but only " +
                   std::to_string(visible) + " GPU(s) are visible");
@@ -220,7 +220,7 @@ int collective_gpus() {
     cudaGetLastError();  // clear it: this was a question, not a failure
     return 1;
   }
-  return options().gpus == 0 ? visible : std::min(options().gpus, visible);
+  return run_settings().gpus == 0 ? visible : std::min(run_settings().gpus, visible);
 }
 
 void register_allreduce() {

@@ -34,7 +34,7 @@
 // by design, and a shorter box would report a peak that is only as far as the search got.
 //
 // Check (all): every element of C, poisoned before the checked run, against an fp64 product of
-// the same stored inputs (cuBLAS DGEMM), each within gemm_bound() (fixtures/detail/validate.h);
+// the same stored inputs (cuBLAS DGEMM), each within gemm_bound() (fixtures/detail/check/validate.h);
 // the worst element's error over its bound is the `max_error_ratio` counter. Where cuBLASLt has
 // no algorithm for a configuration (fp8 at some shapes), the row says so: NotSupported.
 #include <cublasLt.h>
@@ -402,7 +402,7 @@ class Gemm final : public BenchmarkCase {
   void search(Env& env) {
     using Clock = std::chrono::steady_clock;
     const Clock::time_point start = Clock::now();
-    const double box = options().search_seconds;
+    const double box = run_settings().search_seconds;
     auto seconds_since_start = [&] {
       return std::chrono::duration<double>(Clock::now() - start).count();
     };

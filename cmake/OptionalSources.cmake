@@ -2,7 +2,7 @@
 # globs match and keeps the optional ones only where their library was found:
 #   name.<lib>.cpp     needs <lib>: kept when CUBENCH_HAVE_<LIB> is ON, else left out with a
 #                      configure message (benchmarks/allreduce.nccl.cpp, resnet50_train.torch.cpp)
-#   name.no_<lib>.cpp  the stand-in used where <lib> is missing (fixtures/detail/world.no_mpi.cpp)
+#   name.no_<lib>.cpp  the stand-in used where <lib> is missing (fixtures/detail/process/world.no_mpi.cpp)
 # A new optional library is then one find_package that sets CUBENCH_HAVE_<LIB> and appends its
 # targets to CUBENCH_OPTIONAL_TARGETS (CMakeLists.txt); its files need no edit here.
 # CUBENCH_<LIB>_WHY_NOT may say in one line why the library is missing: set where the search

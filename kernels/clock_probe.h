@@ -1,7 +1,7 @@
 #pragma once
 // Reads every SM's cycle counter (clock64) beside the GPU's nanosecond timer (%globaltimer), as
 // nvbench does: two probes around a sample give the SM clock the sample actually ran at,
-// whatever the driver or NVML would report. Summaries are in fixtures/detail/clock.h.
+// whatever the driver or NVML would report. Summaries are in fixtures/detail/timing/clock.h.
 #include <cuda_runtime.h>
 
 #include <cstdint>

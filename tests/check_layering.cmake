@@ -1,7 +1,9 @@
-# The harness's layers, as the contract states them (fixtures/cubench.h): a benchmark file
-# includes the public headers only (fixtures/cubench.h, cubench_torch.h, cubench_nccl.h,
-# cubench_cudnn.h), never fixtures/detail/; nothing in kernels/ includes fixtures/ (the harness
-# builds on the kernels).
+# The harness's layers, as the contract states them (fixtures/cubench.h, fixtures/detail/README.md):
+# a benchmark file includes the public headers only (fixtures/cubench.h, cubench_torch.h,
+# cubench_nccl.h, cubench_cudnn.h), never fixtures/detail/; nothing in kernels/ includes fixtures/
+# (the harness builds on the kernels); the rooms of fixtures/detail/ stand in one order, each
+# including only its own and those below it, and every file is in a room; cubench.h exposes
+# nothing of the registry, the runner, option parsing, reporting or the processes of a run.
 #   -DSOURCE_DIR=<repository root>
 file(GLOB_RECURSE benchmark_files "${SOURCE_DIR}/benchmarks/*.cpp" "${SOURCE_DIR}/benchmarks/*.h")
 file(GLOB kernel_files "${SOURCE_DIR}/kernels/*")
@@ -20,6 +22,41 @@ foreach(file IN LISTS kernel_files)
     list(APPEND broken "${file}: ${line} (kernels/ never includes fixtures/)")
   endforeach()
 endforeach()
+# The rooms, lowest first.
+set(rooms support process device check timing case report run libraries)
+file(GLOB_RECURSE harness_files "${SOURCE_DIR}/fixtures/detail/*.h" "${SOURCE_DIR}/fixtures/detail/*.cpp")
+foreach(file IN LISTS harness_files)
+  file(RELATIVE_PATH rel "${SOURCE_DIR}/fixtures/detail" "${file}")
+  string(REGEX MATCH "^[^/]+/" room "${rel}")
+  string(REPLACE "/" "" room "${room}")
+  list(FIND rooms "${room}" rank)
+  if(rank EQUAL -1)
+    list(APPEND broken "fixtures/detail/${rel}: in no room (one of: ${rooms})")
+    continue()
+  endif()
+  file(STRINGS "${file}" includes REGEX "^#include \"fixtures/")
+  foreach(line IN LISTS includes)
+    if(line MATCHES "^#include \"fixtures/detail/([^/\"]+)/")
+      list(FIND rooms "${CMAKE_MATCH_1}" included_rank)
+      if(included_rank GREATER rank OR included_rank EQUAL -1)
+        list(APPEND broken "fixtures/detail/${rel}: ${line} (${room} includes only its own room and those below: ${rooms})")
+      endif()
+    else()
+      list(APPEND broken "fixtures/detail/${rel}: ${line} (the harness never includes its public headers)")
+    endif()
+  endforeach()
+endforeach()
+file(STRINGS "${SOURCE_DIR}/fixtures/cubench.h" includes REGEX "^#include \"fixtures/")
+foreach(line IN LISTS includes)
+  if(line MATCHES "/(run|report)/|registry\\.h|process/world\\.h")
+    list(APPEND broken "fixtures/cubench.h: ${line} (the public header hides the registry, the runner, options, reporting and the world of processes)")
+  endif()
+endforeach()
+list(LENGTH harness_files n)
+if(n LESS 60)
+  message(FATAL_ERROR "found only ${n} harness files under ${SOURCE_DIR}/fixtures/detail")
+endif()
+
 if(broken)
   string(REPLACE ";" "\n" broken "${broken}")
   message(FATAL_ERROR "layering broken:\n${broken}")

@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/detail/check.h"
-#include "fixtures/detail/counters.h"
-#include "fixtures/detail/env.h"
-#include "fixtures/detail/options.h"
-#include "fixtures/detail/registry.h"
-#include "fixtures/detail/seed.h"
+#include "fixtures/detail/support/status.h"
+#include "fixtures/detail/case/counters.h"
+#include "fixtures/detail/device/env.h"
+#include "fixtures/detail/run/options.h"
+#include "fixtures/detail/case/registry.h"
+#include "fixtures/detail/device/seed.h"
 #include "smallest_cases.h"
 
 namespace cubench {

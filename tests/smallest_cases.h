@@ -10,7 +10,7 @@
 #include <regex>
 #include <string>
 
-#include "fixtures/detail/registry.h"
+#include "fixtures/detail/case/registry.h"
 
 namespace cubench {
 

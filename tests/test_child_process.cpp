@@ -1,4 +1,4 @@
-// Child processes (fixtures/detail/child_process.h), as the start-up families use them: this test
+// Child processes (fixtures/detail/process/child_process.h), as the start-up families use them: this test
 // binary starts itself again with the entries below (tests/test_main.cpp dispatches them), so
 // everything here runs for real, without a GPU.
 #include <gtest/gtest.h>
@@ -10,11 +10,11 @@
 #include <thread>
 #include <vector>
 
-#include "fixtures/detail/check.h"
-#include "fixtures/detail/child_process.h"
-#include "fixtures/detail/env.h"
-#include "fixtures/detail/family.h"
-#include "fixtures/detail/runner.h"
+#include "fixtures/detail/support/status.h"
+#include "fixtures/detail/process/child_process.h"
+#include "fixtures/detail/device/env.h"
+#include "fixtures/detail/case/family.h"
+#include "fixtures/detail/run/runner.h"
 
 namespace cubench {
 namespace {

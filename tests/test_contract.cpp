@@ -1,4 +1,4 @@
-// The contract a family signs (fixtures/detail/family.h, counters.h, schema.h): names made from
+// The contract a family signs (fixtures/detail/case/family.h, counters.h, schema.h): names made from
 // declared axes, zipped and filtered configurations, counters declared once, and the schema
 // text the tools read. All without a GPU.
 #include <gtest/gtest.h>
@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/detail/check.h"
-#include "fixtures/detail/family.h"
-#include "fixtures/detail/registry.h"
-#include "fixtures/detail/runner.h"
-#include "fixtures/detail/schema.h"
+#include "fixtures/detail/support/status.h"
+#include "fixtures/detail/case/family.h"
+#include "fixtures/detail/case/registry.h"
+#include "fixtures/detail/run/runner.h"
+#include "fixtures/detail/report/schema.h"
 #include "tests/nothing_case.h"
 
 namespace cubench {
@@ -192,7 +192,7 @@ TEST(Schema, FamilyLibraryComesFromItsSourceName) {
   EXPECT_EQ(library_of_source("/src/benchmarks/allreduce.nccl.cpp"), "nccl");
   EXPECT_EQ(library_of_source("benchmarks/resnet50_train.torch.cpp"), "torch");
   EXPECT_EQ(library_of_source("/src/benchmarks/gemm.cpp"), "");
-  EXPECT_EQ(library_of_source("fixtures/detail/world.no_mpi.cpp"), "");  // a stand-in
+  EXPECT_EQ(library_of_source("fixtures/detail/process/world.no_mpi.cpp"), "");  // a stand-in
   EXPECT_EQ(library_of_source("l2_evict.cu"), "");
   EXPECT_EQ(library_of_source(".hidden"), "");
   EXPECT_EQ(library_of_source(""), "");

@@ -16,16 +16,16 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/detail/conditions.h"
-#include "fixtures/detail/family.h"
-#include "fixtures/detail/interrupt.h"
-#include "fixtures/detail/nvml.h"
-#include "fixtures/detail/options.h"
-#include "fixtures/detail/progress.h"
-#include "fixtures/detail/registry.h"
-#include "fixtures/detail/runner.h"
-#include "fixtures/detail/schema_reporter.h"
-#include "fixtures/detail/stopping.h"
+#include "fixtures/detail/report/conditions.h"
+#include "fixtures/detail/case/family.h"
+#include "fixtures/detail/process/interrupt.h"
+#include "fixtures/detail/device/nvml.h"
+#include "fixtures/detail/run/options.h"
+#include "fixtures/detail/report/progress.h"
+#include "fixtures/detail/case/registry.h"
+#include "fixtures/detail/run/runner.h"
+#include "fixtures/detail/report/schema_reporter.h"
+#include "fixtures/detail/timing/stopping.h"
 #include "tests/nothing_case.h"
 
 namespace cubench {

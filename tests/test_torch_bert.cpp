@@ -10,9 +10,9 @@
 
 #include "benchmarks/models/bert.h"
 #include "benchmarks/models/resnet50.h"  // parameter_count
-#include "fixtures/detail/check.h"
-#include "fixtures/detail/registry.h"
-#include "fixtures/detail/torch/foreach_adamw.h"
+#include "fixtures/detail/support/status.h"
+#include "fixtures/detail/case/registry.h"
+#include "fixtures/detail/libraries/torch/foreach_adamw.h"
 #include "gpu_test.h"
 
 namespace cubench {

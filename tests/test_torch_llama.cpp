@@ -10,8 +10,8 @@
 #include <string>
 
 #include "benchmarks/models/llama.h"
-#include "fixtures/detail/check.h"
-#include "fixtures/detail/registry.h"
+#include "fixtures/detail/support/status.h"
+#include "fixtures/detail/case/registry.h"
 
 namespace cubench {
 namespace {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "benchmarks/models/resnet50.h"
-#include "fixtures/detail/check.h"
-#include "fixtures/detail/registry.h"
+#include "fixtures/detail/support/status.h"
+#include "fixtures/detail/case/registry.h"
 
 namespace cubench {
 namespace {

@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
-#include "fixtures/detail/counters.h"
-#include "fixtures/detail/memory_pool.h"
-#include "fixtures/detail/models.h"
-#include "fixtures/detail/peaks.h"
-#include "fixtures/detail/stats.h"
-#include "fixtures/detail/validate.h"
+#include "fixtures/detail/case/counters.h"
+#include "fixtures/detail/device/memory_pool.h"
+#include "fixtures/detail/case/models.h"
+#include "fixtures/detail/case/peaks.h"
+#include "fixtures/detail/timing/stats.h"
+#include "fixtures/detail/check/validate.h"
 #include "kernels/dtype.h"
 
 namespace cubench {

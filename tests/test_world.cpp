@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include "fixtures/detail/world.h"
+#include "fixtures/detail/process/world.h"
 
 namespace cubench {
 namespace {
