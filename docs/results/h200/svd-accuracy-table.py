@@ -1,6 +1,6 @@
 """Table of svd/ accuracy over seeds from cubench JSON: the figures of a passing row's counters,
 or of a failed row's error message (benchmarks/svd.cpp writes all of them in both).
-usage: svd_accuracy_table.py svd-seed-*.json"""
+usage: svd-accuracy-table.py svd-seed-*.json (the files in svd-accuracy.tgz)"""
 import json
 import re
 import sys
