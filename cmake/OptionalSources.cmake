@@ -3,10 +3,11 @@
 #   name.<lib>.cpp     needs <lib>: kept when CUBENCH_HAVE_<LIB> is ON, else left out with a
 #                      configure message (benchmarks/allreduce.nccl.cpp, resnet50_train.torch.cpp)
 #   name.no_<lib>.cpp  the stand-in used where <lib> is missing (fixtures/detail/process/world.no_mpi.cpp)
-# A new optional library is then one find_package that sets CUBENCH_HAVE_<LIB> and appends its
-# targets to CUBENCH_OPTIONAL_TARGETS (CMakeLists.txt); its files need no edit here.
+# A new optional library is then one cubench_optional_package call in CMakeLists.txt
+# (cmake/OptionalPackage.cmake: the CUBENCH_WITH_<LIB> option, the search, CUBENCH_HAVE_<LIB>)
+# and its targets appended to CUBENCH_OPTIONAL_TARGETS; its files need no edit here.
 # CUBENCH_<LIB>_WHY_NOT may say in one line why the library is missing: set where the search
-# failed (CMakeLists.txt), or by a preset that turns the library off.
+# failed (cubench_optional_package), or by a preset that turns the library off.
 #
 # Each library a left-out benchmarks/ file needs is noted, with that line, for the run context
 # (cubench_note_not_built; context key "not_built"): a comparison of two builds then says why a
