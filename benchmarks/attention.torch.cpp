@@ -168,9 +168,7 @@ class Attention {
   SdpaBackend backend() const { return backend_; }
 
  private:
-  torch::ScalarType scalar_type() const {
-    return t_ == DType::bf16 ? torch::kBFloat16 : t_ == DType::fp16 ? torch::kHalf : torch::kFloat;
-  }
+  torch::ScalarType scalar_type() const { return cubench::scalar_type(t_); }
   SdpaBackend backend_;
   bool train_, causal_;
   DType t_;
@@ -183,12 +181,9 @@ class AttentionCase final : public BenchmarkCase {
       : attention_(attention), shape_(shape), causal_(causal) {}
 
   void setup(Env& env) override {
-    place_.bind(env);
-    auto guard = place_.use();
-    seed_torch(env.fresh_seed());
     // The math backend and the float64 reference in IEEE precision, whatever an earlier family
     // (torch/gemm/tf32) left switched on.
-    if (place_.on_gpu()) torch_compat::allow_tf32(false);
+    auto guard = place_.set_up(env, TorchMath{false});
     inputs_ = attention_.inputs(shape_, place_.device());
   }
 

@@ -345,10 +345,7 @@ class BertTrain final : public BenchmarkCase {
   BertTrain(Config c, BertConfig model) : c_(c), model_(model) {}
 
   void setup(Env& env) override {
-    place_.bind(env);
-    auto guard = place_.use();
-    seed_torch(env.fresh_seed());
-    if (place_.on_gpu()) torch_compat::allow_tf32(c_.precision != Precision::fp32);
+    auto guard = place_.set_up(env, TorchMath{c_.precision != Precision::fp32});
     step_ = std::make_unique<TrainStep>(c_, model_, place_.device());
   }
 

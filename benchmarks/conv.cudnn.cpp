@@ -173,10 +173,10 @@ std::vector<fe::NumericalNote_t> deselected_notes(DType t) {
 //     partial sums are a random walk, and the rounding error of a sum in any order stays a few
 //     2^-24 sum|ab| at every L: simulated, sequential FP32 sums (with and without FMA) reach 4.9
 //     2^-24 sum|ab| at most (L = 1..3.2M, 200 million sums at short L). 8 is an empirical
-//     ceiling, not a proof: on the H200 (2026-12-04) conv/fwd/fp32 rows reached 0.68-0.77 of
-//     their bound, i.e. 5.5-6.1 units, above the simulation's 4.9 (tensor-core-free engines need
-//     not sum as the simulation did); fp32, tf32 and fp16 dgrad and wgrad at their real layers
-//     have not run there yet. bf16 rows sit at 0.995-0.996: the output's own rounding, whose worst
+//     ceiling, not a proof: on the H200 conv/fwd/fp32 rows reach 0.68-0.77 of their bound,
+//     i.e. 5.5-6.1 units, above the simulation's 4.9 (tensor-core-free engines need not sum as
+//     the simulation did); fp32, tf32 and fp16 dgrad and wgrad at their real layers have not run
+//     there yet. bf16 rows sit at 0.995-0.996: the output's own rounding, whose worst
 //     case is 1/(1 + 2^-8) = 0.9961 of the bound, so a bf16 element fails only where its
 //     accumulation error exceeds about 8 units too.
 //   TF32 (tf32 rows): each input keeps 10 of FP32's 23 fraction bits, a relative change below

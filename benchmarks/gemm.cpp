@@ -34,9 +34,10 @@
 // by design, and a shorter box would report a peak that is only as far as the search got.
 //
 // Check (all): every element of C, poisoned before the checked run, against an fp64 product of
-// the same stored inputs (cuBLAS DGEMM), each within gemm_bound() (fixtures/detail/check/validate.h);
-// the worst element's error over its bound is the `max_error_ratio` counter. Where cuBLASLt has
-// no algorithm for a configuration (fp8 at some shapes), the row says so: NotSupported.
+// the same stored inputs (cuBLAS DGEMM), each within gemm_bound()
+// (fixtures/detail/check/validate.h); the worst element's error over its bound is the
+// `max_error_ratio` counter. Where cuBLASLt has no algorithm for a configuration (fp8 at some
+// shapes), the row says so: NotSupported.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 
@@ -66,8 +67,8 @@ constexpr int kCandidates = 8;
 constexpr int kSearchWarmUp = 2, kSearchRuns = 5;
 // Then, with what is left of the box, its fastest few (shape, algorithm) pairs are timed again
 // over a sustained second each: the search's bursts of 7 runs can rank first a pair that only
-// keeps its rate until the power cap bites (on the H200 the sampled best ran power-capped at
-// 1424 MHz, 2026-12-04), and the best is what the GPU sustains.
+// keeps its rate until the power cap bites (measured on the H200: the sampled best runs
+// power-capped at 1424 MHz), and the best is what the GPU sustains.
 constexpr int kSustainedFinalists = 5;
 constexpr double kSustainedSeconds = 1.0;
 // Two figures in the manner of mamf-finder (version 4 of stas00/ml-engineering's mamf-finder.py),

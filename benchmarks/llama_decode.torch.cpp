@@ -14,7 +14,8 @@
 // check is left out), tokens_per_s (batch x new over the run); weights_GBps is the weights a
 // decode step reads (every parameter but the embedding table, of which it gathers one row) over
 // the median step, pct_copy_ceiling its share of the measured copy ceiling and token_floor_ms
-// the step time at that ceiling (the issue's floor: 13.5 GB at the copy rate, ~3.2 ms at batch 1).
+// the step time at that ceiling (the floor no decode step can beat: 13.5 GB at the copy rate,
+// ~3.2 ms at batch 1).
 // weight_bytes, kv_cache_bytes, and the caching allocator's peaks (TorchPlace) from the check on.
 // Checks, once per configuration:
 // - the parameter count equals LLaMA-7B's as transformers counts LlamaForCausalLM's;
@@ -170,9 +171,7 @@ class LlamaDecode final : public BenchmarkCase {
   explicit LlamaDecode(Config c) : c_(c) {}
 
   void setup(Env& env) override {
-    place_.bind(env);
-    auto guard = place_.use();
-    seed_torch(env.fresh_seed());
+    auto guard = place_.set_up(env, TorchMath{});  // bf16/fp16 products: TF32 plays no part
     stream_ = place_.on_gpu() ? env.stream() : nullptr;
     clock_ = std::make_unique<StepClock>(place_.on_gpu());
     const auto options = torch::TensorOptions().device(place_.device()).dtype(c_.dtype);
@@ -263,11 +262,11 @@ class LlamaDecode final : public BenchmarkCase {
 
  private:
   // scaled_dot_product_attention restricted to the memory-efficient kernel on the GPU: left to
-  // choose, LibTorch 2.11 took cuDNN's for masked attention at batch 32, whose output differed
-  // between two calls on the same inputs in 15 of 20 (H200, docs/results/h200/issue18/call3), and
-  // greedy tokens then did not repeat (batch 8 and 32, and batch 1 with a 1024-token prompt, in
-  // call 2); the memory-efficient kernel repeated at every shape tried. The python reference
-  // restricts its attention the same way, so both run the same kernel.
+  // choose, LibTorch 2.11 takes cuDNN's for masked attention at batch 32, whose output differs
+  // between two calls on the same inputs (in 15 pairs of 20 on the H200), and greedy tokens
+  // then do not repeat (measured at batch 8 and 32, and batch 1 with a 1024-token prompt); the
+  // memory-efficient kernel repeats at every shape tried. The python reference restricts its
+  // attention the same way, so both run the same kernel.
   // (a guard in place: SdpaOnly neither copies nor moves)
   void restrict_attention(std::optional<torch_compat::SdpaOnly>& only) const {
     if (place_.on_gpu()) only.emplace(torch_compat::SdpaBackend::efficient);
@@ -430,21 +429,14 @@ class LlamaDecode final : public BenchmarkCase {
 #endif
 };
 
-torch::Dtype parse_dtype(const std::string& name) {
-  if (name == "bf16") return torch::kBFloat16;
-  if (name == "fp16") return torch::kHalf;
-  if (name == "fp32") return torch::kFloat;
-  throw Error("llama_decode: no dtype " + name);
-}
-
-void add_llama_family(const std::string& name, std::vector<std::string> dtypes,
+void add_llama_family(const std::string& name, std::vector<DType> dtypes,
                       std::vector<std::string> modes, std::vector<std::int64_t> prompts,
                       std::vector<std::int64_t> new_tokens, std::vector<std::int64_t> batches,
                       Timer timer) {
   const bool tiny = timer == Timer::host_clock;
   Family(name, tiny ? "greedy generation, a tiny LLaMA configuration"
                     : "greedy generation with LLaMA-7B (prefill, then one token per step)")
-      .axis(string_axis("dtype", dtypes))
+      .axis(dtype_axis(dtypes))
       .axis(string_axis("mode", modes))
       .axis(int_axis("prompt", prompts))
       .axis(int_axis("new", new_tokens))
@@ -473,7 +465,7 @@ void add_llama_family(const std::string& name, std::vector<std::string> dtypes,
       // case a graph is for); the rest with --cubench_suite=full.
       .default_suite([tiny](const Point& p) {
         if (tiny) return true;
-        return p.get_string("dtype") == "bf16" && p.get_int("prompt") == 128 &&
+        return p.get_dtype() == DType::bf16 && p.get_int("prompt") == 128 &&
                p.get_int("batch") == 1;
       })
       .timer(timer)
@@ -482,22 +474,18 @@ void add_llama_family(const std::string& name, std::vector<std::string> dtypes,
         return double(p.get_int("batch")) * double(p.get_int("prompt") + p.get_int("new"));
       })
       .make([tiny](const Point& p) {
-        Config c{parse_dtype(p.get_string("dtype")),
-                 p.get_bool("mode", "graph"),
-                 p.get_int("prompt"),
-                 p.get_int("new"),
-                 p.get_int("batch"),
-                 tiny};
+        Config c{scalar_type(p.get_dtype()), p.get_bool("mode", "graph"), p.get_int("prompt"),
+                 p.get_int("new"),           p.get_int("batch"),          tiny};
         return std::make_unique<LlamaDecode>(c);
       })
       .add();
 }
 
 void register_llama_decode() {
-  add_llama_family("cpu/llama_decode", {"fp32"}, {"eager"}, {8}, {8}, {2}, Timer::host_clock);
+  add_llama_family("cpu/llama_decode", {DType::fp32}, {"eager"}, {8}, {8}, {2}, Timer::host_clock);
 #if CUBENCH_TORCH_CUDA
-  add_llama_family("llama_decode", {"bf16", "fp16"}, {"eager", "graph"}, {128, 1024}, {128, 256},
-                   {1, 8, 32}, Timer::cuda_events);
+  add_llama_family("llama_decode", {DType::bf16, DType::fp16}, {"eager", "graph"}, {128, 1024},
+                   {128, 256}, {1, 8, 32}, Timer::cuda_events);
 #endif
 }
 CUBENCH_REGISTER(register_llama_decode);

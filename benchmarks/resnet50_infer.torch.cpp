@@ -113,13 +113,7 @@ class ResNetInfer final : public BenchmarkCase {
   explicit ResNetInfer(Config c) : c_(c) {}
 
   void setup(Env& env) override {
-    place_.bind(env);
-    auto guard = place_.use();
-    seed_torch(env.fresh_seed());
-    if (place_.on_gpu()) {
-      torch_compat::allow_tf32(c_.precision == Precision::tf32);
-      torch_compat::cudnn_benchmark(true);
-    }
+    auto guard = place_.set_up(env, TorchMath{c_.precision == Precision::tf32, true});
     model_ = ResNet50(kClasses);
     model_->eval();
     model_->to(place_.device());

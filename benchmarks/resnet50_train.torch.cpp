@@ -47,28 +47,28 @@ double loss_tolerance(Precision p) {
   return p == Precision::fp32 ? 1e-3 : p == Precision::tf32 ? 1e-2 : 5e-2;
 }
 
-// Relative L2 error of any layer's applied gradient against the fp32 reference gradient. fp32:
-// the same arithmetic in another order (cuDNN's algorithms, atomics in weight gradients): 2.9e-5
-// on the CPU, under 1e-3 on the H200 in 18 steps, then 1.08e-3 on a BatchNorm parameter (graph,
-// channels_last) in a later call: 5e-3, still 400x under a negated gradient's 2. TF32 rounds every
-// convolution's operands to 10 bits and AMP computes them in 16 bits; on the H200 (res 32, batch
-// 256, both layouts, eager and graph: 18 checked steps) the worst layer was off by 0.35 (tf32),
-// 0.93 (amp_fp16) and 1.02 (amp_bf16), every time BatchNorm's scale or shift, whose gradient, a sum
-// over the batch of products of normalised activations and incoming gradients, cancels almost to
-// nothing; convolution and fc weights stayed under 0.46. The bounds sit above those and under what
-// a wrong step gives: a negated gradient is off by 2 (1.95 measured in amp_bf16), a skipped one by
-// 1 or more. For AMP that is a coarse check, stated as such: it tells a step that went the
-// reference's way from one that did not, not a small loss of accuracy (the loss check catches
-// that). Checked from the initialised model (TrainStep::restore_initial_state), amp_bf16's
-// BatchNorm parameters were off by 1.43-1.60 in all four res-32 configurations and its weights
-// by 1.27-1.30 (a 64x64x1x1 convolution at 1.300051), amp_fp16's by 0.93 and 0.70 at most (H200,
-// 2026-12-03: docs/results/h200/contract/ctest.log, resnet-amp.json): from there bf16's early
-// gradients are nearly uncorrelated with fp32's (relative L2 of sqrt 2 for two unrelated vectors
-// of one norm). So the one-dimensional parameters (BatchNorm's scale and shift, the fc bias) are
-// held to 3.0 in TF32 and AMP — a coarse bound a sign error in them alone passes, that catches an
-// update that is garbage — and the weights (convolutions, fc; the planted fault negates one) to
-// 1.0 (tf32), 1.3 (amp_fp16) and 1.6 (amp_bf16): a fifth above the 1.30 seen, a fifth under the
-// 1.95-2.02 a negated gradient gave. fp32 holds every parameter to 5e-3.
+// Relative L2 error of any layer's applied gradient against the fp32 reference gradient. fp32: the
+// same arithmetic in another order (cuDNN's algorithms, atomics in weight gradients): 2.9e-5 on the
+// CPU, under 1e-3 on the H200 in 18 steps and up to 1.08e-3 on a BatchNorm parameter (graph,
+// channels_last) in other runs there: 5e-3, still 400x under a negated gradient's 2. TF32 rounds
+// every convolution's operands to 10 bits and AMP computes them in 16 bits; on the H200 (res 32,
+// batch 256, both layouts, eager and graph: 18 checked steps) the worst layer was off by 0.35
+// (tf32), 0.93 (amp_fp16) and 1.02 (amp_bf16), every time BatchNorm's scale or shift, whose
+// gradient, a sum over the batch of products of normalised activations and incoming gradients,
+// cancels almost to nothing; convolution and fc weights stayed under 0.46. The bounds sit above
+// those and under what a wrong step gives: a negated gradient is off by 2 (1.95 measured in
+// amp_bf16), a skipped one by 1 or more. For AMP that is a coarse check, stated as such: it tells a
+// step that went the reference's way from one that did not, not a small loss of accuracy (the loss
+// check catches that). Checked from the initialised model (TrainStep::restore_initial_state),
+// amp_bf16's BatchNorm parameters were off by 1.43-1.60 in all four res-32 configurations and its
+// weights by 1.27-1.30 (a 64x64x1x1 convolution at 1.300051), amp_fp16's by 0.93 and 0.70 at most
+// (measured on the H200): from there bf16's early gradients are nearly uncorrelated with fp32's
+// (relative L2 of sqrt 2 for two unrelated vectors of one norm). So the one-dimensional parameters
+// (BatchNorm's scale and shift, the fc bias) are held to 3.0 in TF32 and AMP — a coarse bound a
+// sign error in them alone passes, that catches an update that is garbage — and the weights
+// (convolutions, fc; the planted fault negates one) to 1.0 (tf32), 1.3 (amp_fp16) and 1.6
+// (amp_bf16): a fifth above the 1.30 seen, a fifth under the 1.95-2.02 a negated gradient gave.
+// fp32 holds every parameter to 5e-3.
 double step_tolerance(Precision p, bool one_dimensional) {
   if (one_dimensional && p != Precision::fp32) return 3.0;
   switch (p) {
@@ -326,13 +326,7 @@ class ResNetTrain final : public BenchmarkCase {
   ResNetTrain(Config c, bool graph) : c_(c), graph_(graph) {}
 
   void setup(Env& env) override {
-    place_.bind(env);
-    auto guard = place_.use();
-    seed_torch(env.fresh_seed());
-    if (place_.on_gpu()) {
-      torch_compat::allow_tf32(c_.precision != Precision::fp32);
-      torch_compat::cudnn_benchmark(true);
-    }
+    auto guard = place_.set_up(env, TorchMath{c_.precision != Precision::fp32, true});
     step_ = std::make_unique<TrainStep>(c_, place_.device());
     if (graph_) capture(env, 3);
   }

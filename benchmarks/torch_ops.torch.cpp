@@ -5,8 +5,8 @@
 //   torch/svd/<dtype>/<n>: torch::linalg_svd (fp32, fp64), reduced
 // cpu/torch/...: the same on the CPU at small sizes (gemm 512, sigmoid 1M, svd 256).
 // Check, once per configuration: gemm, every element against a float64 product of the same
-// inputs within gemm_bound() (fixtures/detail/check/validate.h: the same bound as gemm/); sigmoid, every
-// element against float64 sigmoid (max relative error within the dtype's tolerance); svd, the
+// inputs within gemm_bound() (fixtures/detail/check/validate.h: the same bound as gemm/); sigmoid,
+// every element against float64 sigmoid (max relative error within the dtype's tolerance); svd, the
 // residual ||A - U S V^T|| / ||A||, orthogonality of U and V and the singular values against
 // float64's (max |s - s_ref| / s_max), each under 30 n eps, as svd/ does.
 #include <cmath>
@@ -23,19 +23,6 @@ enum class Op { gemm, sigmoid, svd };
 
 const char* op_name(Op op) {
   return op == Op::gemm ? "gemm" : op == Op::sigmoid ? "sigmoid" : "svd";
-}
-
-torch::ScalarType scalar_type(DType t) {
-  switch (t) {
-    case DType::fp64:
-      return torch::kDouble;
-    case DType::fp16:
-      return torch::kHalf;
-    case DType::bf16:
-      return torch::kBFloat16;
-    default:
-      return torch::kFloat;
-  }
 }
 
 // The operation on tensors of one device; shared by the CPU and GPU cases.
@@ -148,10 +135,7 @@ class TorchOpCase final : public BenchmarkCase {
  public:
   TorchOpCase(Op op, DType t, int64_t n) : op_(op), t_(t), n_(n) {}
   void setup(Env& env) override {
-    place_.bind(env);
-    auto guard = place_.use();
-    seed_torch(env.fresh_seed());
-    if (place_.on_gpu()) torch_compat::allow_tf32(t_ == DType::tf32);
+    auto guard = place_.set_up(env, TorchMath{t_ == DType::tf32});
     impl_ = std::make_unique<TorchOp>(op_, t_, n_, place_.device());
   }
   void run(Env&) override {
@@ -190,7 +174,8 @@ void add_op_family(const std::string& prefix, Op op, std::vector<DType> dtypes,
                                         : "")
       .size_axis("n")
       // Default run: the GPU GEMMs at 4096, sigmoid in fp32 and bf16 at 256 Mi elements, SVD in
-      // fp32 at 512 and 1024 (the comparisons with our own families that docs/results keep).
+      // fp32 at 512 and 1024: the configurations that set LibTorch beside our own gemm, sigmoid
+      // and svd families' default rows.
       .default_suite([op, timer](const Point& p) {
         if (timer == Timer::host_clock) return true;
         const std::int64_t n = p.get_int("n");

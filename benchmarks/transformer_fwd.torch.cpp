@@ -250,10 +250,7 @@ class Transformer final : public BenchmarkCase {
       : train_(train), attention_(attention), batch_(batch), seq_(seq) {}
 
   void setup(Env& env) override {
-    place_.bind(env);
-    auto guard = place_.use();
-    seed_torch(env.fresh_seed());
-    if (place_.on_gpu()) torch_compat::allow_tf32(false);
+    auto guard = place_.set_up(env, TorchMath{false});
     place_.restart_memory_peaks(LibraryWorkspaces::release);
     run_ = std::make_unique<TransformerRun>(train_, attention_, batch_, seq_, place_.device());
   }
@@ -327,8 +324,8 @@ void add_transformer_family(const std::string& name, std::vector<std::int64_t> b
       // Default run: the smallest and the largest batch (peak memory grows linearly between);
       // training with the module's own attention at 256 is left to --cubench_suite=full: its
       // fp32 scores (256 x 8 heads x 512^2, 2 GiB per attention, 18 attentions kept for backward)
-      // ran out of the H200's 141 GB in every default run (docs/results/h200/README.md,
-      // 2026-12-04), a row that only repeats that.
+      // run out of the H200's 141 GB (measured: out of memory in every default run that had it),
+      // so in the default run the row would only repeat that.
       .default_suite([](const Point& p) {
         const std::int64_t b = p.get_int("batch");
         if (b == 256 && p.get_bool("mode", "train") && p.get_string("attention") == "module")

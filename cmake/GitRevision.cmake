@@ -1,7 +1,8 @@
 # Run at build time (cmake -P) so the revision in the run context is the one actually built,
 # not the one at configure time. Rewrites the header only when the revision changes.
-# The caller's word comes first: the GPU machine's copy of the tree sits in a git checkout of an
-# older commit (its files JSON said bb3e282d8f68-dirty for builds of later commits, 2026-12-03).
+# The caller's word comes first: a copy of the tree placed inside another git checkout (the GPU
+# machine's sits in a checkout of an older commit) would report that checkout's revision, not the
+# one built.
 if(DEFINED ENV{CUBENCH_GIT_REVISION} AND NOT "$ENV{CUBENCH_GIT_REVISION}" STREQUAL "")
   set(rev "$ENV{CUBENCH_GIT_REVISION} (from CUBENCH_GIT_REVISION)")
 else()

@@ -37,13 +37,6 @@ __global__ void gemm_tn_kernel(const T* a, const T* b, int k, const int* rows, c
 }
 
 template <typename T>
-__global__ void gather_kernel(const T* c, std::int64_t ldc, const int* rows, const int* cols,
-                              int count, double* out) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < count) out[i] = load_double(c, std::size_t(cols[i]) * ldc + rows[i]);
-}
-
-template <typename T>
 __global__ void to_double_kernel(const T* src, double* dst, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x)
@@ -183,15 +176,6 @@ void reference_gemm_tn(DType in, const void* a, const void* b, int k, const int*
     using T = decltype(tag);
     gemm_tn_kernel<T><<<count, kThreads, 0, stream>>>(
         static_cast<const T*>(a), static_cast<const T*>(b), k, rows, cols, ref, scale);
-  });
-}
-
-void gather_as_double(DType t, const void* c, std::int64_t ldc, const int* rows, const int* cols,
-                      int count, double* out, cudaStream_t stream) {
-  dispatch_dtype(t, [&](auto tag) {
-    using T = decltype(tag);
-    gather_kernel<T><<<(count + 255) / 256, 256, 0, stream>>>(static_cast<const T*>(c), ldc, rows,
-                                                              cols, count, out);
   });
 }
 

@@ -16,10 +16,6 @@ namespace cubench {
 void reference_gemm_tn(DType in, const void* a, const void* b, int k, const int* rows,
                        const int* cols, int count, double* ref, double* scale, cudaStream_t stream);
 
-// out[i] = C(rows[i], cols[i]) as double; C column-major with leading dimension ldc.
-void gather_as_double(DType t, const void* c, std::int64_t ldc, const int* rows, const int* cols,
-                      int count, double* out, cudaStream_t stream);
-
 void convert_to_double(DType t, const void* src, double* dst, std::size_t n, cudaStream_t stream);
 
 // p[i] = p[i] * factor + offset (one element, stored as t): a planted fault for the checks' own

@@ -1,6 +1,6 @@
-// Child processes (fixtures/detail/process/child_process.h), as the start-up families use them: this test
-// binary starts itself again with the entries below (tests/test_main.cpp dispatches them), so
-// everything here runs for real, without a GPU.
+// Child processes (fixtures/detail/process/child_process.h), as the start-up families use them:
+// this test binary starts itself again with the entries below (tests/test_main.cpp dispatches
+// them), so everything here runs for real, without a GPU.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -10,11 +10,11 @@
 #include <thread>
 #include <vector>
 
-#include "fixtures/detail/support/status.h"
-#include "fixtures/detail/process/child_process.h"
-#include "fixtures/detail/device/env.h"
 #include "fixtures/detail/case/family.h"
+#include "fixtures/detail/device/env.h"
+#include "fixtures/detail/process/child_process.h"
 #include "fixtures/detail/run/runner.h"
+#include "fixtures/detail/support/status.h"
 
 namespace cubench {
 namespace {

@@ -1,5 +1,5 @@
-// The contract a family signs (fixtures/detail/case/family.h, counters.h, schema.h): names made from
-// declared axes, zipped and filtered configurations, counters declared once, and the schema
+// The contract a family signs (fixtures/detail/case/family.h, counters.h, schema.h): names made
+// from declared axes, zipped and filtered configurations, counters declared once, and the schema
 // text the tools read. All without a GPU.
 #include <gtest/gtest.h>
 
@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/detail/support/status.h"
 #include "fixtures/detail/case/family.h"
 #include "fixtures/detail/case/registry.h"
-#include "fixtures/detail/run/runner.h"
 #include "fixtures/detail/report/schema.h"
+#include "fixtures/detail/run/runner.h"
+#include "fixtures/detail/support/status.h"
 #include "tests/nothing_case.h"
 
 namespace cubench {
@@ -138,9 +138,36 @@ TEST(Env, HostOnlyRefusesGpuMemoryInItsOwnWords) {
 }
 
 TEST(Axis, PowerOfTwoAxisRefusesOtherNumbers) {
-  EXPECT_EQ(pow2_axis("bytes", {8, 1 << 20}).values, (std::vector<std::string>{"8", "1048576"}));
+  const Axis bytes = pow2_axis("bytes", {8, 1 << 20});
+  ASSERT_EQ(bytes.values.size(), 2u);
+  EXPECT_EQ(bytes.values[1].name, "1048576");
+  EXPECT_EQ(bytes.values[1].number, 1 << 20);
   EXPECT_THROW(pow2_axis("bytes", {8, 12}), Error);
   EXPECT_THROW(pow2_axis("bytes", {0}), Error);
+}
+
+// Axes are typed: a point hands out each value as its axis's kind, and refuses to read it as
+// another (a dtype is no string, a name no number), naming both kinds.
+TEST(Axis, APointReadsEachAxisAsItsOwnKind) {
+  auto axes = std::make_shared<const std::vector<Axis>>(
+      std::vector<Axis>{dtype_axis({DType::fp32, DType::bf16}), int_axis("n", {-3, 4096}),
+                        string_axis("pass", {"fwd", "bwd"})});
+  const Point p(axes, {1, 1, 0});
+  EXPECT_EQ(p.get_dtype(), DType::bf16);
+  EXPECT_EQ(p.get_int("n"), 4096);
+  EXPECT_EQ(p.get_string("pass"), "fwd");
+  EXPECT_EQ(p.names(), (std::vector<std::string>{"bf16", "4096", "fwd"}));
+  EXPECT_EQ((*axes)[0].kind, AxisKind::dtype);
+  try {
+    p.get_string("dtype");
+    FAIL() << "read a dtype axis as a string";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "axis dtype is a dtype axis, read as a string axis");
+  }
+  EXPECT_THROW(p.get_int("pass"), Error);
+  EXPECT_THROW(p.get_dtype("n"), Error);
+  EXPECT_THROW(p.get_int("no_such_axis"), Error);
+  EXPECT_EQ(Point(axes, {0, 0, 1}).get_int("n"), -3);
 }
 
 TEST(Runner, HostClockSamplesAreOneRunEach) {
@@ -170,7 +197,7 @@ TEST(Schema, DescribesFamiliesAxesAndCountersAsJsonText) {
   FamilyInfo f;
   f.name = "toy/\"quoted\"";
   f.description = "back\\slash\nnewline";
-  f.axes = {string_axis("dtype", {"fp32"}), pow2_axis("bytes", {8})};
+  f.axes = {dtype_axis({DType::fp32}), pow2_axis("bytes", {8})};
   f.counters = {"widgets"};
   f.main_counter = "widgets";
   f.size_axis = "bytes";
@@ -181,7 +208,7 @@ TEST(Schema, DescribesFamiliesAxesAndCountersAsJsonText) {
             "{\"version\": 1, \"counters\": {\"widgets\": {\"unit\": \"widget/s\", \"better\": "
             "\"higher\", \"description\": \"how many\"}}, \"families\": {\"toy/\\\"quoted\\\"\": "
             "{\"description\": \"back\\\\slash\\u000anewline\", \"axes\": [{\"name\": \"dtype\", "
-            "\"kind\": \"string\"}, {\"name\": \"bytes\", \"kind\": \"pow2\"}], "
+            "\"kind\": \"dtype\"}, {\"name\": \"bytes\", \"kind\": \"pow2\"}], "
             "\"main_counter\": \"widgets\", \"size_axis\": \"bytes\", \"library\": \"nccl\", "
             "\"timer\": \"host_clock\", \"counters\": [\"widgets\"]}}}");
 }

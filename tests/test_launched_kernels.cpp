@@ -6,8 +6,8 @@
 
 #include <cstddef>
 
-#include "fixtures/detail/support/cupti_abi.h"
 #include "fixtures/detail/report/launched_kernels.h"
+#include "fixtures/detail/support/cupti_abi.h"
 
 #if __has_include(<cupti_callbacks.h>)
 #include <cuda_runtime_api.h>

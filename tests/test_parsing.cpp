@@ -8,14 +8,14 @@
 #include <regex>
 #include <set>
 
-#include "fixtures/detail/support/status.h"
-#include "fixtures/detail/timing/clock.h"
+#include "fixtures/detail/case/registry.h"
+#include "fixtures/detail/check/validate.h"
+#include "fixtures/detail/device/seed.h"
 #include "fixtures/detail/report/context.h"
 #include "fixtures/detail/run/options.h"
-#include "fixtures/detail/case/registry.h"
 #include "fixtures/detail/run/runner.h"
-#include "fixtures/detail/device/seed.h"
-#include "fixtures/detail/check/validate.h"
+#include "fixtures/detail/support/status.h"
+#include "fixtures/detail/timing/clock.h"
 
 namespace cubench {
 namespace {

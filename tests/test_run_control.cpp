@@ -16,15 +16,15 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/detail/report/conditions.h"
 #include "fixtures/detail/case/family.h"
-#include "fixtures/detail/process/interrupt.h"
-#include "fixtures/detail/device/nvml.h"
-#include "fixtures/detail/run/options.h"
-#include "fixtures/detail/report/progress.h"
 #include "fixtures/detail/case/registry.h"
-#include "fixtures/detail/run/runner.h"
+#include "fixtures/detail/device/nvml.h"
+#include "fixtures/detail/process/interrupt.h"
+#include "fixtures/detail/report/conditions.h"
+#include "fixtures/detail/report/progress.h"
 #include "fixtures/detail/report/schema_reporter.h"
+#include "fixtures/detail/run/options.h"
+#include "fixtures/detail/run/runner.h"
 #include "fixtures/detail/timing/stopping.h"
 #include "tests/nothing_case.h"
 
@@ -359,8 +359,8 @@ struct RunsSeen : benchmark::BenchmarkReporter {
 
 // Google Benchmark aborts the process when a benchmark's repetitions have different iteration
 // counts (ComputeStats' check): a repetition skipped after others ran must count as they do, or
-// an interruption between repetitions loses every row of the run (seen on the H200, 2026-12-04).
-// Without the fix this test dies of that abort.
+// an interruption between repetitions loses every row of the run. Where a skipped repetition
+// counts otherwise, this test dies of that abort.
 TEST(Interrupt, ASignalBetweenRepetitionsEndsTheRunWithoutAborting) {
   auto rows = std::make_shared<int>(0);
   Family("run_control_test/interrupted_repetitions", "")

@@ -983,7 +983,7 @@ class BadSchema(unittest.TestCase):
             (broken(lambda s: s["counters"]["wobble"].update(unit=3)),
              'cubench_schema: counter "wobble": "unit" is 3, not a string'),
             (broken(lambda s: s["families"]["toy/widget"]["axes"][1].update(kind="float")),
-             'cubench_schema: family "toy/widget", axis 2: "kind" is the string "float", not int, pow2 or string'),
+             'cubench_schema: family "toy/widget", axis 2: "kind" is the string "float", not int, pow2, string or dtype'),
             (broken(lambda s: s["families"]["toy/widget"].update(axes="shape/n")),
              'cubench_schema: family "toy/widget": "axes" is the string "shape/n", not a list'),
             (broken(lambda s: s["families"]["toy/widget"].update(main_counter="gizmos")),
@@ -1028,10 +1028,11 @@ class BadSchema(unittest.TestCase):
         self.assertNotIn("skip_note", loaded["toy/widget/round/10/manual_time"].counters)
 
 
-# tests/data/expected: what the tools gave for files without a schema before they read one (made
-# at db9d1ec): such files must still give the same tables and charts. The tables were made again
-# when compare gained the cycles columns and `too noisy to tell`, and when its notes came to name
-# the `!` mark and 4 processes per build (the other cells are unchanged).
+# tests/data/expected: the tables and charts the tools give for result files without a schema
+# (written before cubench wrote one), which must keep loading as they always did. Where compare's
+# output gained something for every file (the cycles columns, `too noisy to tell`, the notes on
+# the `!` mark and on 4 processes per build) the expected tables have it too; every other cell is
+# what the tools gave before they read schemas.
 EXPECTED = os.path.join(DATA, "expected")
 TABLES_WITHOUT_SCHEMA = {
     "cuda-13.0-vs-cuda-11.8.md": ("--table", "cuda-13.0.json", "cuda-11.8.json"),

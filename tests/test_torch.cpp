@@ -12,12 +12,13 @@
 
 #include "benchmarks/models/resnet50.h"
 #include "benchmarks/models/transformer_sdpa.h"
+#include "case_lifecycle.h"
 #include "family_check.h"
-#include "fixtures/detail/support/status.h"
-#include "fixtures/detail/support/compat/torch_compat.h"
 #include "fixtures/detail/case/counters.h"
 #include "fixtures/detail/case/registry.h"
 #include "fixtures/detail/libraries/torch/foreach_sgd.h"
+#include "fixtures/detail/support/compat/torch_compat.h"
+#include "fixtures/detail/support/status.h"
 #include "gpu_test.h"
 #include "smallest_cases.h"
 
@@ -175,8 +176,8 @@ TEST(TransformerGpu, PeakMemoryGrowsWithBatch) {
 }
 
 // Each case's peaks start from its own model and input only: PyTorch keeps a cuBLAS workspace per
-// stream, and every case has its own stream, so without the release a second case started 32 MiB
-// higher than the first (seen on the H200 before the fix).
+// stream, and every case has its own stream, so without the release a second case starts 32 MiB
+// higher than the first (the H200's workspace size).
 TEST(TransformerGpu, PeaksStartFromTheCasesOwnModelAndInput) {
   CUBENCH_REQUIRE_GPU();
   // The allocator's rounding and small buffers; a leftover workspace would be 32 MiB.
@@ -213,23 +214,14 @@ TEST(Transformer, CheckAcceptsARunAndRejectsAPlantedFault) {
     ++families;
     auto env = Env::host_only(1);
     auto c = s.make();
-    c->setup(*env);
-    c->run(*env);
-    EXPECT_NO_THROW(c->validate(*env));
+    EXPECT_NO_THROW(set_up_run_and_check(*c, *env));
     for (const auto& [name, value] : c->counters(1.0))
       if (name != "model_bytes")
         std::cout << "[ ERRORS ] " << s.name << " " << name << " " << value << "\n";
-    c->run(*env);
-    const std::string fault = c->plant_fault(*env);
-    ASSERT_FALSE(fault.empty());
-    try {
-      c->validate(*env);
-      ADD_FAILURE() << "the check accepted a planted fault: " << fault;
-    } catch (const ValidationError& e) {
-      std::cout << "[ CAUGHT ] " << s.name << ": " << fault << " -> " << e.what() << "\n";
-    }
+    run_once(*c, *env);
+    EXPECT_TRUE(plant_fault_and_check(*c, *env, s.name).caught);
     // The fault is spent: the next check accepts again.
-    c->run(*env);
+    run_once(*c, *env);
     EXPECT_NO_THROW(c->validate(*env));
   }
   EXPECT_EQ(families, torch_compat::kHasSdpa ? 4 : 2);

@@ -7,8 +7,9 @@
 #include <vector>
 
 #include "benchmarks/models/resnet50.h"
-#include "fixtures/detail/support/status.h"
+#include "case_lifecycle.h"
 #include "fixtures/detail/case/registry.h"
+#include "fixtures/detail/support/status.h"
 
 namespace cubench {
 namespace {
@@ -43,9 +44,7 @@ const Spec& cpu_case() {
 TEST(ResNet50Infer, CpuCaseChecksItsLogitsAndRejectsThePlantedFault) {
   auto env = Env::host_only(5);
   auto c = cpu_case().make();
-  c->setup(*env);
-  c->run(*env);
-  ASSERT_NO_THROW(c->validate(*env));
+  ASSERT_NO_THROW(set_up_run_and_check(*c, *env));
   auto counters = c->counters(0.5);
   EXPECT_GT(counters.at("first_forward_ms"), 0.0);
   EXPECT_DOUBLE_EQ(counters.at("images_per_s"), 2.0);
@@ -53,8 +52,9 @@ TEST(ResNet50Infer, CpuCaseChecksItsLogitsAndRejectsThePlantedFault) {
   EXPECT_LT(counters.at("logits_rel_error"), 1e-4);
   std::cout << "[ ERROR  ] fp32 logits against float64: " << counters.at("logits_rel_error")
             << "\n";
-  EXPECT_FALSE(c->plant_fault(*env).empty());
-  EXPECT_THROW(c->validate(*env), ValidationError);
+  const PlantedFault planted = plant_fault_and_check(*c, *env, "cpu/resnet50_infer");
+  EXPECT_FALSE(planted.fault.empty());
+  EXPECT_TRUE(planted.caught);
 }
 
 }  // namespace

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "fixtures/detail/case/counters.h"
-#include "fixtures/detail/device/memory_pool.h"
 #include "fixtures/detail/case/models.h"
 #include "fixtures/detail/case/peaks.h"
-#include "fixtures/detail/timing/stats.h"
 #include "fixtures/detail/check/validate.h"
+#include "fixtures/detail/device/memory_pool.h"
+#include "fixtures/detail/timing/stats.h"
 #include "kernels/dtype.h"
 
 namespace cubench {

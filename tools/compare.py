@@ -73,8 +73,8 @@ from results import (InputError, is_iteration, label_of, load, merged_schema,  #
                      not_built_of, read, renamed, run_name, unit)
 
 DEFAULT_ALPHA = 0.05
-# Below this a difference is `same` however small its p-value: the A/A runs on the H200
-# (docs/results/h200/aa.md) flagged real but immaterial shifts under it.
+# Below this a difference is `same` however small its p-value: A/A runs of one binary on the H200
+# show real but immaterial shifts under it.
 DEFAULT_MIN_EFFECT = 0.02
 # The counter columns a table shows by default besides its families' main counters, and all of
 # them for files written before the schema: the table these files always gave.

@@ -11,11 +11,19 @@
 #   default-bare NAME                   the same with the build without LibTorch and cuDNN (BARE=1)
 #   cubench NAME REPETITIONS MIN_TIME FILTER   --benchmark_filter, Google Benchmark's loop
 #   torch NAME REPETITIONS MIN_TIME FILTER     tools/torch_reference.py --filter
+#   processes NAME COUNT FILTER         COUNT processes of each build (this tree's, and with
+#                                       SECOND_TREE that tree's), taking turns, the first of each
+#                                       turn alternating: NAME-this.process-I.json and
+#                                       NAME-second.process-I.json (FIRST_PROCESS numbers the first
+#                                       turn, default 1): an A/A across a change, merged and
+#                                       compared afterwards with tools/merge-processes and
+#                                       tools/compare --table
 # ('#' starts a comment). DEADLINE: seconds from the start (default 590); a run gets what is left,
 # and one cut short keeps its finished rows (cubench closes its JSON on SIGTERM, marked
 # "interrupted"): the plan's order says what matters most.
 # BARE=1 also builds build/cuda-13.0-bare (-DCUBENCH_WITH_TORCH=OFF -DCUBENCH_WITH_CUDNN=OFF),
-# beside the main build. SKIP_CTEST=1 leaves ctest out; CTEST_ARGS are added to its command line;
+# beside the main build. SECOND_TREE=<dir> (a source tree carried in, e.g. `git archive` of the
+# commit before a change) is built as the main build is (without its tests), into build/second. SKIP_CTEST=1 leaves ctest out; CTEST_ARGS are added to its command line;
 # CTEST_RESERVE seconds of the deadline are kept from ctest for the plan (default 0).
 # (the device copy of the tree has no .git: CUBENCH_GIT_REVISION puts the commit in the context)
 # The GPU tests must run here: CUBENCH_GPU_TESTS=required makes any of them that would skip for
@@ -62,9 +70,10 @@ if cudnn_dir=$(python3 -c 'import nvidia.cudnn;print(list(nvidia.cudnn.__path__)
 fi
 
 # Logs of a good build stay in /tmp: only 8 files come back from a device call.
-build() {  # name, configure arguments...
+build() {  # name, configure arguments... (SOURCE=<dir>: another source tree than this one)
   local name=$1; shift
-  cmake --preset cuda-13.0 -DCUDAToolkit_ROOT="$root" "$@" >"/tmp/configure-$name.log" 2>&1 ||
+  (cd "${SOURCE:-.}" && cmake --preset cuda-13.0 -DCUDAToolkit_ROOT="$root" "$@") \
+    >"/tmp/configure-$name.log" 2>&1 ||
     { tail -40 "/tmp/configure-$name.log"; return 1; }
   grep -E "^-- cubench" "/tmp/configure-$name.log" | sed "s/^/[$name] /"
   local dir; dir=$(sed -n 's/^-- Build files have been written to: //p' "/tmp/configure-$name.log")
@@ -75,6 +84,11 @@ pids=()
 build main "${torch_args[@]}" "${cudnn_args[@]}" & pids+=($!)
 if [ "${BARE:-0}" = 1 ]; then
   build bare -B build/cuda-13.0-bare -DCUBENCH_WITH_TORCH=OFF -DCUBENCH_WITH_CUDNN=OFF & pids+=($!)
+fi
+if [ -n "${SECOND_TREE:-}" ]; then
+  SOURCE=$SECOND_TREE build second -B "$PWD/build/second" -DBUILD_TESTING=OFF "${torch_args[@]}" \
+    "${cudnn_args[@]}" &
+  pids+=($!)
 fi
 for p in "${pids[@]}"; do
   wait "$p" || { kill "${pids[@]}" 2>/dev/null; wait; exit 1; }
@@ -113,11 +127,32 @@ default_run() {  # name binary
   echo "$name: exit $code, wall $(($(date +%s) - run_start)) s, ${rows:-0} rows"
 }
 
+# COUNT processes of this tree's build and the second's, taking turns (the A/A across a change).
+processes() {  # name count filter
+  local name=$1 count=$2 filter=$3 i side first second
+  for ((i = ${FIRST_PROCESS:-1}; i < ${FIRST_PROCESS:-1} + count; ++i)); do
+    if ((i % 2)); then first=this second=second; else first=second second=this; fi
+    for side in $first $second; do
+      local binary=build/cuda-13.0/cubench budget
+      [ "$side" = second ] && binary=build/second/cubench
+      budget=$(left)
+      if [ "$budget" -le 10 ]; then echo "$name-$side.process-$i: not run, deadline reached"; return; fi
+      local run_start; run_start=$(date +%s)
+      timeout "$budget" "$binary" --benchmark_filter="$filter" \
+        --benchmark_out="$OUT/$name-$side.process-$i.json" >/dev/null \
+        2>"$OUT/$name-$side.process-$i.stderr.txt"
+      echo "$name-$side.process-$i: exit $?, wall $(($(date +%s) - run_start)) s" \
+        "(at $(now) s)"
+    done
+  done
+}
+
 run_line() {  # kind name reps min_time filter
   local kind=$1 name=$2 reps=$3 min_time=$4 filter=$5 budget
   case "$kind" in
     default) default_run "$name" build/cuda-13.0/cubench; return ;;
     default-bare) default_run "$name" build/cuda-13.0-bare/cubench; return ;;
+    processes) processes "$name" "$reps" "$min_time"; return ;;
   esac
   budget=$(left)
   if [ "$budget" -le 10 ]; then echo "$name: not run, deadline reached"; return; fi

@@ -5,9 +5,9 @@
 Why: repetitions inside one process share its state (the batch size Google Benchmark picked, the
 allocator's layout, the library's heuristics, where the host threads landed), so they agree with
 each other more closely than two processes of the same binary do. A U test over one process's
-repetitions then calls that process-to-process spread a change: the A/A runs on the H200 flagged
-rows up to 15% apart that way (docs/results/h200/README.md). With a process as the unit, the test
-asks the question a user has: would another run of the build give this?
+repetitions then calls that process-to-process spread a change: in A/A runs of one binary on the
+H200 it flags rows up to 15% apart that way (docs/results/h200/README.md). With a process as the
+unit, the test asks the question a user has: would another run of the build give this?
 
 Each benchmark of OUT gets one iteration row per input file: that process's row at its median
 time (the lower one for an even count, so its counters stay the ones measured with that time),

@@ -2,7 +2,7 @@
 every chart (in the order the files are given), error bars are the standard deviation over
 repetitions. An axis whose values span more than two decades is logarithmic.
 
-  tools/plot --out-dir docs/results/h200/plots a.json [b.json ...]
+  tools/plot --out-dir plots a.json [b.json ...]
 
 Writes, for the families present, a hand-made chart where there is one: gemm.png (TFLOPS against
 size per dtype, with the datasheet peak), sigmoid.png (GB/s with the measured copy ceiling),

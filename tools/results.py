@@ -44,7 +44,7 @@ LEGACY_BETTER = {
     "max_error_ratio": "lower", "model_bytes": "none", "allocated_at_start_bytes": "none",
     "sm_clock_MHz": "none", "nvml_sm_clock_MHz": "none", "gpus": "none", "runs_per_sample": "none"}
 BETTER = ("higher", "lower", "none")
-AXIS_KINDS = ("int", "pow2", "string")
+AXIS_KINDS = ("int", "pow2", "string", "dtype")  # dtype: an element type, read as its name
 SCHEMA_FIELD = "cubench_schema"
 SCHEMA_VERSION = 1
 # Context field: JSON text {"<library>": "<why>"}, the optional libraries the build left its
@@ -250,7 +250,7 @@ class Counter:
 
 class Axis:
     def __init__(self, name, kind):
-        self.name, self.kind = name, kind  # kind: "int", "pow2" (an int, a power of two) or "string"
+        self.name, self.kind = name, kind  # kind: "int", "pow2" (an int, a power of two), "string" or "dtype"
 
 
 class Family:
@@ -372,9 +372,9 @@ def parse_schema(text, path):
         if family.size_axis and size is None:
             raise _schema_error(path, f"{where}: size_axis \"{family.size_axis}\" is not one of "
                                       "its axes")
-        if size is not None and size.kind == "string":
-            raise _schema_error(path, f"{where}: size_axis \"{size.name}\" is a string axis, not "
-                                      "int or pow2")
+        if size is not None and size.kind not in ("int", "pow2"):
+            raise _schema_error(path, f"{where}: size_axis \"{size.name}\" is a {size.kind} axis, "
+                                      "not int or pow2")
         families[name] = family
     schema = _parsed_schemas[text] = Schema(counters, families)
     return schema
@@ -412,7 +412,7 @@ def _axis_values(family, values):
         return None
     out = {}
     for axis, value in zip(family.axes, values):
-        if axis.kind == "string":
+        if axis.kind in ("string", "dtype"):
             out[axis.name] = value
         elif re.fullmatch(r"-?[0-9]+", value):
             out[axis.name] = int(value)

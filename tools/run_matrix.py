@@ -172,8 +172,9 @@ def min_time(value):
 def parse_args(argv):
     p = cli.parser("tools/run-matrix", __doc__)
     p.add_argument("--presets", help="comma-separated presets (default: those whose nvcc exists)")
-    # 4: the smallest count whose U test can flag anything at 0.05 (2/C(8,4) = 0.029), and the one
-    # the A/A of the default run passed with on the H200 (docs/results/h200/minutes/aa).
+    # 4: the smallest count whose U test can flag anything at 0.05 (2/C(8,4) = 0.029), and enough
+    # for the A/A of the default run on the H200 (four processes against four: 0 of 69 rows
+    # flagged).
     p.add_argument("--processes", type=int, default=4,
                    help="run the suite K times and merge, one sample per process (default 4)")
     p.add_argument("--repetitions", type=int, default=1, help="repetitions in each process (default 1)")

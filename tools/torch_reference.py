@@ -274,8 +274,8 @@ def llama_generate(torch, dt, a):
 
     def generate():
         collect()
-        # The memory-efficient attention kernel, as cubench's: left to choose, 2.11 took cuDNN's
-        # at batch 32, whose results differ call to call (docs/results/h200/issue18/call3).
+        # The memory-efficient attention kernel, as cubench's: left to choose, 2.11 takes cuDNN's
+        # at batch 32, whose results differ call to call (in 15 pairs of calls of 20 on the H200).
         with torch.inference_mode(), sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
             cache.reset()
             events[0].record()

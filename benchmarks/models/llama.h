@@ -30,7 +30,7 @@ struct LlamaConfig {
   }
 };
 
-// transformers 5.17's count of LlamaForCausalLM at LLaMA-7B's config (the H200, 2026-12-04).
+// transformers 5.17's count of LlamaForCausalLM at LLaMA-7B's config.
 constexpr int64_t kLlama7bParameters = 6738415616;
 
 class LlamaModel {

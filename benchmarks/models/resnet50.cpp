@@ -34,9 +34,9 @@ BottleneckImpl::BottleneckImpl(int64_t in, int64_t width, int64_t stride, bool d
 // through bn3 as well, where Python has let it go once conv3 returned. By our count that puts one
 // 64 x 56 x 56 activation more than PyTorch holds at the inference peak (bn3 in layer1's second
 // and third blocks, where the layer's input, the block's input and conv3's and bn3's outputs are
-// alive too): the size of the gap the H200 showed (docs/results/h200/issue18: +205.6 MB at fp32
-// NCHW batch 256, such a tensor being 205.5 MB; +51.3 at batch 64, 51.4; +25.7 in fp16
-// channels-last at 64, 25.7). The downsample path runs last, as torchvision's does.
+// alive too): the size of the gap measured on the H200 (+205.6 MB at fp32 NCHW batch 256, such
+// a tensor being 205.5 MB; +51.3 at batch 64, 51.4; +25.7 in fp16 channels-last at 64, 25.7).
+// The downsample path runs last, as torchvision's does.
 torch::Tensor BottleneckImpl::forward(torch::Tensor x) {
   torch::Tensor y = conv1(x);
   y = bn1(y).relu_();
