@@ -23,7 +23,8 @@
 # "interrupted"): the plan's order says what matters most.
 # BARE=1 also builds build/cuda-13.0-bare (-DCUBENCH_WITH_TORCH=OFF -DCUBENCH_WITH_CUDNN=OFF),
 # beside the main build. SECOND_TREE=<dir> (a source tree carried in, e.g. `git archive` of the
-# commit before a change) is built as the main build is (without its tests), into build/second. SKIP_CTEST=1 leaves ctest out; CTEST_ARGS are added to its command line;
+# commit before a change) is built as the main build is (without its tests), into build/second;
+# SECOND_REVISION names its commit in its results' context. SKIP_CTEST=1 leaves ctest out; CTEST_ARGS are added to its command line;
 # CTEST_RESERVE seconds of the deadline are kept from ctest for the plan (default 0).
 # (the device copy of the tree has no .git: CUBENCH_GIT_REVISION puts the commit in the context)
 # The GPU tests must run here: CUBENCH_GPU_TESTS=required makes any of them that would skip for
@@ -86,7 +87,7 @@ if [ "${BARE:-0}" = 1 ]; then
   build bare -B build/cuda-13.0-bare -DCUBENCH_WITH_TORCH=OFF -DCUBENCH_WITH_CUDNN=OFF & pids+=($!)
 fi
 if [ -n "${SECOND_TREE:-}" ]; then
-  SOURCE=$SECOND_TREE build second -B "$PWD/build/second" -DBUILD_TESTING=OFF "${torch_args[@]}" \
+  CUBENCH_GIT_REVISION=${SECOND_REVISION:-unknown} SOURCE=$SECOND_TREE build second -B "$PWD/build/second" -DBUILD_TESTING=OFF "${torch_args[@]}" \
     "${cudnn_args[@]}" &
   pids+=($!)
 fi
