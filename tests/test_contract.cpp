@@ -205,7 +205,7 @@ TEST(Schema, DescribesFamiliesAxesAndCountersAsJsonText) {
   f.timer = Timer::host_clock;
   const std::string json = schema_json({f}, {{"widgets", "widget/s", Better::higher, "how many"}});
   EXPECT_EQ(json,
-            "{\"version\": 1, \"counters\": {\"widgets\": {\"unit\": \"widget/s\", \"better\": "
+            "{\"version\": 2, \"counters\": {\"widgets\": {\"unit\": \"widget/s\", \"better\": "
             "\"higher\", \"description\": \"how many\"}}, \"families\": {\"toy/\\\"quoted\\\"\": "
             "{\"description\": \"back\\\\slash\\u000anewline\", \"axes\": [{\"name\": \"dtype\", "
             "\"kind\": \"dtype\"}, {\"name\": \"bytes\", \"kind\": \"pow2\"}], "

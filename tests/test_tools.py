@@ -978,7 +978,7 @@ class BadSchema(unittest.TestCase):
         cases = (
             ("{", 'context "cubench_schema" is not JSON (Expecting property name enclosed in double quotes'),
             ([], "cubench_schema: the schema is a list, not an object"),
-            (broken(lambda s: s.update(version=2)), 'cubench_schema: "version" is 2, not 1'),
+            (broken(lambda s: s.update(version=3)), 'cubench_schema: "version" is 3, not 1 or 2'),
             (broken(lambda s: s.pop("families")), 'cubench_schema: the schema has no "families"'),
             (broken(lambda s: s["counters"]["wobble"].update(unit=3)),
              'cubench_schema: counter "wobble": "unit" is 3, not a string'),

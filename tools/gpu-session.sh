@@ -78,9 +78,11 @@ build() {  # name, configure arguments... (SOURCE=<dir>: another source tree tha
     { tail -40 "/tmp/configure-$name.log"; return 1; }
   grep -E "^-- cubench" "/tmp/configure-$name.log" | sed "s/^/[$name] /"
   local dir; dir=$(sed -n 's/^-- Build files have been written to: //p' "/tmp/configure-$name.log")
-  cmake --build "$dir" -j "$(nproc)" >"/tmp/build-$name.log" 2>&1 ||
+  cmake --build "$dir" -j "$jobs" >"/tmp/build-$name.log" 2>&1 ||
     { grep -B2 -A12 -E "error|Error" "/tmp/build-$name.log" | head -80; return 1; }
 }
+# The builds run side by side and share the cores.
+jobs=$(($(nproc) / (1 + ${BARE:-0} + $([ -n "${SECOND_TREE:-}" ] && echo 1 || echo 0))))
 pids=()
 build main "${torch_args[@]}" "${cudnn_args[@]}" & pids+=($!)
 if [ "${BARE:-0}" = 1 ]; then
@@ -129,21 +131,31 @@ default_run() {  # name binary
 }
 
 # COUNT processes of this tree's build and the second's, taking turns (the A/A across a change).
+# A turn starts only if what is left fits it (two of the longest process so far, and a margin), so
+# no build is left with a process the other lacks.
 processes() {  # name count filter
-  local name=$1 count=$2 filter=$3 i side first second
+  local name=$1 count=$2 filter=$3 i side first second longest=0
+  if [ -z "${SECOND_TREE:-}" ] || [[ ! $count =~ ^[1-9][0-9]*$ ]] || [ -z "$filter" ]; then
+    echo "processes $name: needs SECOND_TREE, a count and a filter (got '$count' '$filter')"
+    return
+  fi
   for ((i = ${FIRST_PROCESS:-1}; i < ${FIRST_PROCESS:-1} + count; ++i)); do
     if ((i % 2)); then first=this second=second; else first=second second=this; fi
+    if [ "$(left)" -le $((2 * longest + 30)) ]; then
+      echo "$name: turn $i not started, $(left) s left"
+      return
+    fi
     for side in $first $second; do
       local binary=build/cuda-13.0/cubench budget
       [ "$side" = second ] && binary=build/second/cubench
       budget=$(left)
-      if [ "$budget" -le 10 ]; then echo "$name-$side.process-$i: not run, deadline reached"; return; fi
       local run_start; run_start=$(date +%s)
       timeout "$budget" "$binary" --benchmark_filter="$filter" \
         --benchmark_out="$OUT/$name-$side.process-$i.json" >/dev/null \
         2>"$OUT/$name-$side.process-$i.stderr.txt"
       echo "$name-$side.process-$i: exit $?, wall $(($(date +%s) - run_start)) s" \
         "(at $(now) s)"
+      (($(date +%s) - run_start > longest)) && longest=$(($(date +%s) - run_start))
     done
   done
 }
@@ -153,7 +165,7 @@ run_line() {  # kind name reps min_time filter
   case "$kind" in
     default) default_run "$name" build/cuda-13.0/cubench; return ;;
     default-bare) default_run "$name" build/cuda-13.0-bare/cubench; return ;;
-    processes) processes "$name" "$reps" "$min_time"; return ;;
+    processes) processes "$name" "$reps" "$min_time${filter:+ $filter}"; return ;;
   esac
   budget=$(left)
   if [ "$budget" -le 10 ]; then echo "$name: not run, deadline reached"; return; fi

@@ -46,7 +46,8 @@ LEGACY_BETTER = {
 BETTER = ("higher", "lower", "none")
 AXIS_KINDS = ("int", "pow2", "string", "dtype")  # dtype: an element type, read as its name
 SCHEMA_FIELD = "cubench_schema"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+SCHEMA_VERSIONS = (1, 2)  # 2 added axes of kind "dtype"; 1 is read as it was
 # Context field: JSON text {"<library>": "<why>"}, the optional libraries the build left its
 # families out for (cmake/OptionalSources.cmake); a family's schema entry names its "library".
 NOT_BUILT_FIELD = "not_built"
@@ -326,9 +327,9 @@ def parse_schema(text, path):
     if not isinstance(doc, dict):
         raise _schema_error(path, f"the schema is {_describe(doc)}, not an object")
     version = doc.get("version")
-    if version != SCHEMA_VERSION or isinstance(version, bool):
+    if version not in SCHEMA_VERSIONS or isinstance(version, bool):
         raise _schema_error(path, f"\"version\" is {'missing' if 'version' not in doc else _describe(version)}, "
-                                  f"not {SCHEMA_VERSION} (the version these tools read)")
+                                  f"not {' or '.join(map(str, SCHEMA_VERSIONS))} (the versions these tools read)")
     counters = {}
     for name, c in _field(path, "the schema", doc, "counters", "object").items():
         where = f"counter \"{name}\""
