@@ -220,15 +220,19 @@ class TrainStep {
     const auto saved_buffers = clones(buffers);  // BN's running statistics move in a forward
     std::vector<torch::Tensor> saved_grads;      // the graph variant's captured gradient tensors
     for (auto& p : params) saved_grads.push_back(p.grad());
-    torch_compat::allow_tf32(false);
-    for (auto& p : params) p.mutable_grad() = torch::Tensor();
-    auto loss =
-        torch::nn::functional::cross_entropy(model_->forward(images_.to(torch::kFloat)), labels_);
-    loss.backward();
-    const double value = loss.item<double>();
+    double value = 0;
+    {
+      // fp32 math, with cuDNN's heuristic algorithms: the reference needs no autotuning.
+      torch_compat::Tf32Off fp32;
+      torch_compat::CudnnAutotunerOff heuristics;
+      for (auto& p : params) p.mutable_grad() = torch::Tensor();
+      auto loss = torch::nn::functional::cross_entropy(
+          model_->forward(images_.to(torch::kFloat)), labels_);
+      loss.backward();
+      value = loss.item<double>();
+    }
     grads.clear();
     for (auto& p : params) grads.push_back(p.grad().detach().clone());
-    torch_compat::allow_tf32(c_.precision != Precision::fp32);
     torch::NoGradGuard no_grad;
     for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved_buffers[i]);
     for (std::size_t i = 0; i < params.size(); ++i) params[i].mutable_grad() = saved_grads[i];

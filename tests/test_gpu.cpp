@@ -225,6 +225,36 @@ TEST(Harness, PoolHighWaterAndFragmentation) {
   EXPECT_LT(u.reserved_high, std::uint64_t{96} << 20);
 }
 
+// A row's peak memory is the operation's: the runner's Env::outside_peaks keeps a GEMM's check
+// (four fp64 matrices, 4 x 8 MiB at 1024^3) out of it. The same GEMM with and without its check
+// reaches the same peaks, at its bf16 operands plus cuBLASLt's workspace (32 MiB); the control
+// (the check run inside the peaks) shows the check's buffers would be seen.
+TEST(Harness, PeaksLeaveTheCheckOut) {
+  CUBENCH_REQUIRE_GPU();
+  const Spec* spec = find_case("gemm/bf16/1024/1024/1024");
+  ASSERT_NE(spec, nullptr);
+  enum class Check { outside_peaks, none, inside_peaks };
+  auto peaks_of = [&](Check check) {
+    Env env(0, case_seed(spec->name, 1));
+    auto c = spec->make();
+    c->setup(env);
+    run_once(*c, env);
+    if (check == Check::outside_peaks) env.outside_peaks([&] { c->validate(env); });
+    if (check == Check::inside_peaks) c->validate(env);
+    for (int i = 0; i < 3; ++i) run_once(*c, env);  // warm-up and samples
+    return env.usage();
+  };
+  const PoolUsage checked = peaks_of(Check::outside_peaks), unchecked = peaks_of(Check::none),
+                  inside = peaks_of(Check::inside_peaks);
+  const std::uint64_t operands = 3ull * 1024 * 1024 * 2, workspace = 32ull << 20;
+  const std::uint64_t check_bytes = 4ull * 1024 * 1024 * 8;
+  EXPECT_EQ(checked.used_high, unchecked.used_high);
+  EXPECT_GE(checked.used_high, operands);
+  EXPECT_LE(checked.used_high, operands + workspace);
+  EXPECT_LE(checked.reserved_high, unchecked.reserved_high + workspace);
+  EXPECT_GE(inside.used_high, unchecked.used_high + check_bytes);  // the control
+}
+
 TEST(Harness, TimerMeasuresEventsAndTheSmClock) {
   CUBENCH_REQUIRE_GPU();
   Env env(0);

@@ -12,8 +12,10 @@
 #include "fixtures/detail/check/validate.h"
 #include "fixtures/detail/device/seed.h"
 #include "fixtures/detail/report/context.h"
+#include "fixtures/detail/run/benchmark_flags.h"
 #include "fixtures/detail/run/options.h"
 #include "fixtures/detail/run/runner.h"
+#include "fixtures/detail/support/compat/benchmark_compat.h"
 #include "fixtures/detail/support/status.h"
 #include "fixtures/detail/timing/clock.h"
 
@@ -124,6 +126,73 @@ TEST(Options, SearchSecondsIsAPositiveNumber) {
     EXPECT_EQ(std::string(e.what()),
               "--cubench_search_seconds takes a positive number, got 'soon'");
   }
+}
+
+// Each of Google Benchmark's flags cubench hands on takes its good values and refuses a bad one
+// in one line that names the flag and what it takes. The table must cover every rule.
+TEST(BenchmarkFlags, EveryRuleTakesGoodValuesAndNamesABadOne) {
+  const bool suffixes = benchmark_min_time_takes_suffixes();
+  struct Row {
+    const char* flag;
+    std::vector<std::string> good, bad;
+  };
+  const std::vector<Row> table = {
+      {"benchmark_list_tests", {"true", "false", "1", "no"}, {"ture", ""}},
+      {"benchmark_filter", {"^gemm/", "-^cpu/", ""}, {"gemm((", "[a-"}},
+      {"benchmark_min_time",
+       suffixes ? std::vector<std::string>{"0.5", "0.5s", "100x"} : std::vector<std::string>{"0.5"},
+       {"0", "-1", "abc", "0x", "inf", "nan", "0x10", suffixes ? "1.5x" : "0.5s"}},
+      {"benchmark_min_warmup_time", {"0", "0.25"}, {"-1", "soon"}},
+      {"benchmark_repetitions", {"1", "5"}, {"0", "-1", "two", "1.5", "99999999999"}},
+      {"benchmark_enable_random_interleaving", {"true", "0"}, {"maybe"}},
+      {"benchmark_report_aggregates_only", {"true", "FALSE"}, {"ture"}},
+      {"benchmark_display_aggregates_only", {"yes", "off"}, {"2"}},
+      {"benchmark_format", {"console", "json", "csv"}, {"xml", "JSON"}},
+      {"benchmark_out_format", {"json", "csv"}, {"jsn"}},
+      {"benchmark_out", {"/tmp/cubench-flag-test.json", "relative.json"},
+       {"", "/tmp", "/nonexistent/dir/x.json"}},
+      {"benchmark_color", {"auto", "true", "false"}, {"blue"}},
+      {"benchmark_counters_tabular", {"true"}, {"wide"}},
+      {"benchmark_time_unit", {"ns", "us", "ms", "s"}, {"fortnight", "sec"}},
+      {"v", {"0", "2", "-1"}, {"loud"}},
+  };
+  auto no_env = [](const char*) -> const char* { return nullptr; };
+  std::set<std::string> covered;
+  for (const Row& row : table) {
+    covered.insert(row.flag);
+    const std::string flag = std::string("--") + row.flag;
+    for (const auto& v : row.good)
+      EXPECT_EQ(bad_benchmark_flag_value({"cubench", flag + "=" + v}, no_env), "")
+          << flag << "=" << v;
+    for (const auto& v : row.bad) {
+      const std::string line = bad_benchmark_flag_value({"cubench", flag + "=" + v}, no_env);
+      EXPECT_EQ(line.rfind(flag + " takes ", 0), 0u) << flag << "=" << v << ": " << line;
+      EXPECT_NE(line.find(", got '" + v + "'"), std::string::npos) << line;
+      EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+    }
+  }
+  for (const FlagRule& rule : benchmark_flag_rules())
+    EXPECT_TRUE(covered.count(rule.flag)) << rule.flag << " has no row in this table";
+}
+
+// Google Benchmark takes a flag's default from its variable (BENCHMARK_REPETITIONS); the flag,
+// when given, wins; the last of a flag given twice counts; an empty variable is unset.
+TEST(BenchmarkFlags, VariablesAreCheckedUnlessTheFlagIsGiven) {
+  auto env = [](const char* name) -> const char* {
+    const std::string n = name;
+    return n == "BENCHMARK_REPETITIONS" ? "-1" : n == "BENCHMARK_OUT" ? "" : nullptr;
+  };
+  EXPECT_EQ(bad_benchmark_flag_value({"cubench"}, env),
+            "BENCHMARK_REPETITIONS (the default of --benchmark_repetitions) takes a whole number "
+            "of at least 1, got '-1'");
+  EXPECT_EQ(bad_benchmark_flag_value({"cubench", "--benchmark_repetitions=3"}, env), "");
+  auto none = [](const char*) -> const char* { return nullptr; };
+  EXPECT_EQ(bad_benchmark_flag_value(
+                {"cubench", "--benchmark_repetitions=0", "--benchmark_repetitions=2"}, none),
+            "");
+  EXPECT_NE(bad_benchmark_flag_value(
+                {"cubench", "--benchmark_repetitions=2", "--benchmark_repetitions=0"}, none),
+            "");
 }
 
 TEST(Registry, FamilyDropsNumericSegments) {

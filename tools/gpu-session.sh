@@ -9,8 +9,13 @@
 # Without PLAN the plan is the README's default run (`cubench`, no flags). A plan line:
 #   default NAME                        the default run: NAME.json, its stderr in NAME.stderr.txt
 #   default-bare NAME                   the same with the build without LibTorch and cuDNN (BARE=1)
+#   default-second NAME FILTER          the default run of SECOND_TREE's build, the benchmarks
+#                                       FILTER selects (before and after a change, row by row)
 #   cubench NAME REPETITIONS MIN_TIME FILTER   --benchmark_filter, Google Benchmark's loop
 #   torch NAME REPETITIONS MIN_TIME FILTER     tools/torch_reference.py --filter
+#   ctest NAME                          the whole ctest again: NAME.log, its wall time said
+#   adaptive NAME FLAGS...              `cubench FLAGS` as the default run samples (the stopping
+#                                       rule), e.g. --cubench_suite=full --benchmark_filter=...
 #   processes NAME COUNT FILTER         COUNT processes of each build (this tree's, and with
 #                                       SECOND_TREE that tree's), taking turns, the first of each
 #                                       turn alternating: NAME-this.process-I.json and
@@ -117,17 +122,31 @@ else
 fi
 
 # The README's default run with a build's binary; its stderr apart, its wall time said.
-default_run() {  # name binary
-  local name=$1 binary=$2 budget run_start
+default_run() {  # name binary [filter]
+  local name=$1 binary=$2 filter=${3:-} budget run_start
   budget=$(left)
   if [ "$budget" -le 10 ]; then echo "$name: not run, deadline reached"; return; fi
   echo "== $name ($binary, default run) at $(now) s, $budget s left"
   run_start=$(date +%s)
-  timeout "$budget" "$binary" --benchmark_out="$OUT/$name.json" >"$OUT/$name.txt" \
-    2>"$OUT/$name.stderr.txt"
+  timeout "$budget" "$binary" ${filter:+"--benchmark_filter=$filter"} \
+    --benchmark_out="$OUT/$name.json" >"$OUT/$name.txt" 2>"$OUT/$name.stderr.txt"
   local code=$? rows
   rows=$(grep -c '"run_name"' "$OUT/$name.json" 2>/dev/null)
   echo "$name: exit $code, wall $(($(date +%s) - run_start)) s, ${rows:-0} rows"
+  tools/where-the-time-went "$OUT/$name.json" >"$OUT/$name.time.txt" 2>&1 &&
+    head -"${SHOW:-25}" "$OUT/$name.time.txt"
+}
+
+# The whole ctest once more (a plan line: its steadiness across runs is part of a proof).
+ctest_again() {  # name
+  local name=$1 budget run_start code
+  budget=$(left)
+  if [ "$budget" -le 10 ]; then echo "$name: not run, deadline reached"; return; fi
+  run_start=$(date +%s)
+  timeout "$budget" ctest --preset cuda-13.0 ${CTEST_ARGS:-} >"$OUT/$name.log" 2>&1
+  code=$?
+  echo "$name: exit $code, wall $(($(date +%s) - run_start)) s (at $(now) s)"
+  grep -E "tests passed|tests failed|\*\*\*Failed|\*\*\*Timeout|Not Run" "$OUT/$name.log" | tail -15
 }
 
 # COUNT processes of this tree's build and the second's, taking turns (the A/A across a change).
@@ -165,7 +184,20 @@ run_line() {  # kind name reps min_time filter
   case "$kind" in
     default) default_run "$name" build/cuda-13.0/cubench; return ;;
     default-bare) default_run "$name" build/cuda-13.0-bare/cubench; return ;;
+    default-second) default_run "$name" build/second/cubench "$reps"; return ;;
     processes) processes "$name" "$reps" "$min_time${filter:+ $filter}"; return ;;
+    ctest) ctest_again "$name"; return ;;
+    adaptive)
+      budget=$(left)
+      if [ "$budget" -le 10 ]; then echo "$name: not run, deadline reached"; return; fi
+      echo "== $name (adaptive) at $(now) s, $budget s left"
+      local -a flags  # the line's flags, word by word (read -a: no glob of a filter's '*')
+      read -ra flags <<<"$reps $min_time $filter"
+      timeout "$budget" build/cuda-13.0/cubench "${flags[@]}" \
+        --benchmark_out="$OUT/$name.json" >"$OUT/$name.txt" 2>"$OUT/$name.stderr.txt"
+      echo "$name exit $?"
+      tail -"${SHOW:-20}" "$OUT/$name.txt" | cut -c1-170
+      return ;;
   esac
   budget=$(left)
   if [ "$budget" -le 10 ]; then echo "$name: not run, deadline reached"; return; fi
