@@ -1,0 +1,301 @@
+// The Gemm case's cuBLASLt machinery (gemm_case.h): descriptors, layouts, the heuristic's
+// algorithms, the product itself, gemm_autotune's timing of them, and the fp64 check every GEMM
+// family runs. gemm_peak's search is in gemm.cpp.
+#include "benchmarks/gemm_case.h"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "kernels/fill.h"
+#include "kernels/reference.h"
+
+namespace cubench::gemm {
+namespace {
+
+constexpr std::size_t kWorkspaceBytes = 32u << 20;  // cuBLAS's recommendation for Hopper
+
+LtTypes lt_types(DType t) {
+  switch (t) {
+    case DType::fp32:
+      return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC, DType::fp32};
+    case DType::tf32:
+      return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, DType::fp32};
+    case DType::fp16:
+      return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, DType::fp16};
+    case DType::bf16:
+      return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, DType::bf16};
+    case DType::fp8_e4m3:
+      return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, DType::bf16};
+    default:
+      throw Error("gemm: no cuBLASLt mapping for dtype " + std::string(dtype_name(t)));
+  }
+}
+
+}  // namespace
+
+const char* role_family(Role r) {
+  switch (r) {
+    case Role::gemm:
+      return "gemm";
+    case Role::autotune:
+      return "gemm_autotune";
+    case Role::decode:
+      return "gemm_decode";
+    case Role::peak:
+      return "gemm_peak";
+  }
+  return "gemm";
+}
+
+Gemm::Gemm(DType t, Shape s, Role role) : t_(t), s_(s), types_(lt_types(t)), role_(role) {}
+
+Gemm::~Gemm() {
+  if (pref_) cublasLtMatmulPreferenceDestroy(pref_);
+  destroy_layouts();
+  if (desc_) cublasLtMatmulDescDestroy(desc_);
+  if (handle_) cublasLtDestroy(handle_);
+}
+
+void Gemm::setup(Env& env) {
+  const DeviceInfo& d = env.info();
+  if (t_ == DType::fp8_e4m3 && d.cc_major * 10 + d.cc_minor < 89)
+    throw Error("fp8 GEMM needs compute capability 8.9 or newer (Ada, Hopper); this GPU is " +
+                std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor));
+  // gemm_peak allocates once, for the largest shape its search can reach; every shape it times
+  // uses the front of each buffer, packed (leading dimensions its own k and m).
+  allocate_and_fill(env, role_ == Role::peak ? GemmShapeSearch::largest() : s_);
+  create_descriptors();
+  if (role_ == Role::peak) {
+    search(env);
+  } else {
+    use_shape(s_);
+    const std::vector<cublasLtMatmulHeuristicResult_t> found = heuristic();
+    if (found.empty()) throw NotSupported("cuBLASLt offers no algorithm for " + describe());
+    chosen_ = 0;
+    if (role_ == Role::autotune) autotune(env, found);
+    algo_ = found[chosen_].algo;
+    candidates_ = static_cast<int>(found.size());
+  }
+  // NaN in every float format: an element the first (checked) run does not write shows.
+  CUBENCH_CUDA(cudaMemsetAsync(c_.get(), 0xff, c_.bytes(), env.stream()));
+}
+
+// One element of C wrong: the largest in magnitude of C's first 256 (a typical size, where a
+// relative error shows against the bound), 10% off; doubled (as if accumulated twice) for
+// gemm_decode and gemm_peak, whose k reaches 11008 and 20480: the bound grows with k (fp8's
+// with 2^-8 sum|a||b|, about k/1024) and a typical |c| with sqrt(k), so 10% of it lies within
+// fp8's bound there, while a doubled element stays about 5 bounds away at k = 20480.
+std::string Gemm::plant_fault(Env& env) {
+  cudaStream_t s = env.stream();
+  const std::size_t look = std::min<std::size_t>(256, std::size_t(s_.m) * s_.n);
+  DeviceBuffer head = env.alloc(look * sizeof(double));
+  convert_to_double(types_.out, c_.get(), head.as<double>(), look, s);
+  CUBENCH_CUDA_LAUNCHED();
+  std::vector<double> values(look);
+  CUBENCH_CUDA(
+      cudaMemcpyAsync(values.data(), head.get(), look * sizeof(double), cudaMemcpyDeviceToHost, s));
+  CUBENCH_CUDA(cudaStreamSynchronize(s));
+  std::size_t at = 0;
+  for (std::size_t i = 1; i < look; ++i)
+    if (std::fabs(values[i]) > std::fabs(values[at])) at = i;
+  const bool large_k = role_ == Role::decode || role_ == Role::peak;
+  perturb_element(types_.out, c_.get(), at, large_k ? 2.0 : 1.1, 0, s);
+  CUBENCH_CUDA_LAUNCHED();
+  return "C[" + std::to_string(at) + "] = " + std::to_string(values[at]) +
+         (large_k ? " doubled" : " made 10% larger");
+}
+
+// Every element of C against C = A^T B in fp64 (cuBLAS's DGEMM on the same stored inputs,
+// converted exactly), within gemm_bound() of it.
+void Gemm::check_every_element(Env& env) {
+  cudaStream_t s = env.stream();
+  const std::size_t a_elems = std::size_t(s_.k) * s_.m, b_elems = std::size_t(s_.k) * s_.n;
+  const std::size_t c_elems = std::size_t(s_.m) * s_.n;
+  DeviceBuffer a = env.alloc(a_elems * 8), b = env.alloc(b_elems * 8);
+  DeviceBuffer ref = env.alloc(c_elems * 8), scale = env.alloc(c_elems * 8);
+  convert_to_double(t_, a_.get(), a.as<double>(), a_elems, s);
+  convert_to_double(t_, b_.get(), b.as<double>(), b_elems, s);
+  CUBENCH_CUDA_LAUNCHED();
+  cublasHandle_t blas = nullptr;
+  CUBENCH_CUBLAS(cublasCreate(&blas));
+  try {
+    CUBENCH_CUBLAS(cublasSetStream(blas, s));
+    const double one = 1, zero = 0;
+    auto dgemm = [&](DeviceBuffer& out) {
+      CUBENCH_CUBLAS(cublasDgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, s_.m, s_.n, s_.k, &one,
+                                 a.as<double>(), s_.k, b.as<double>(), s_.k, &zero,
+                                 out.as<double>(), s_.m));
+    };
+    dgemm(ref);
+    absolute_in_place(a.as<double>(), a_elems, s);
+    absolute_in_place(b.as<double>(), b_elems, s);
+    CUBENCH_CUDA_LAUNCHED();
+    dgemm(scale);  // sum_k |a||b| per element: what accumulation errors scale with
+    CUBENCH_CUDA(cudaStreamSynchronize(s));
+  } catch (...) {
+    cublasDestroy(blas);
+    throw;
+  }
+  cublasDestroy(blas);
+  const GemmBound bound = gemm_bound(t_, s_.k);
+  const ElementCheck checked =
+      require_elements_within(describe(), env, types_.out, c_.get(), ref.as<double>(),
+                              scale.as<double>(), c_elems, bound.rel, bound.scale);
+  max_error_ratio_ = checked.max_ratio;
+  rel_error_ = checked.sum_sq_ref > 0 ? std::sqrt(checked.sum_sq_error / checked.sum_sq_ref) : 0;
+}
+
+Work Gemm::work() const {
+  Work w{model::gemm_flops(s_.m, s_.n, s_.k), t_, 0};
+  // A and B read once, C written once: for a decode step, the weights (A) are nearly all of it.
+  if (role_ == Role::decode)
+    w.bytes = double(dtype_bytes(t_)) * (double(s_.m) + s_.n) * s_.k +
+              double(dtype_bytes(types_.out)) * s_.m * s_.n;
+  return w;
+}
+
+std::string Gemm::label() const {
+  std::string l = "cuBLASLt algo " + std::to_string(algo_id(algo_));
+  if (role_ == Role::peak) return peak_label(l);
+  if (role_ == Role::autotune)
+    l += ", autotuned: candidate " + std::to_string(chosen_ + 1) + " of " +
+         std::to_string(candidates_);
+  else
+    l += ", heuristic's first of " + std::to_string(candidates_);
+  if (role_ == Role::autotune && chosen_ > 0) {
+    char gain[64];
+    std::snprintf(gain, sizeof gain, " (%.1f%% faster than the first)", (speedup_ - 1) * 100);
+    l += gain;
+  }
+  return l;
+}
+
+std::map<std::string, double> Gemm::counters(double) const {
+  std::map<std::string, double> c = {{"rel_error", rel_error_},
+                                     {"max_error_ratio", max_error_ratio_}};
+  if (role_ == Role::peak) add_peak_counters(c);
+  return c;
+}
+
+std::string Gemm::describe() const {
+  const std::string family = std::string(role_family(role_)) + " " + std::string(dtype_name(t_));
+  if (role_ == Role::decode)  // in the family's own terms: weights N x K, m tokens
+    return family + " weights " + std::to_string(s_.m) + "x" + std::to_string(s_.k) +
+           ", m=" + std::to_string(s_.n);
+  return family + " " + std::to_string(s_.m) + "x" + std::to_string(s_.n) + "x" +
+         std::to_string(s_.k);
+}
+
+// Buffers for C = A^T B at `room` (A k x m, B k x n, C m x n), A and B filled whole.
+void Gemm::allocate_and_fill(Env& env, Shape room) {
+  const std::size_t a_elems = std::size_t(room.k) * room.m, b_elems = std::size_t(room.k) * room.n;
+  a_ = env.alloc(a_elems * dtype_bytes(t_));
+  b_ = env.alloc(b_elems * dtype_bytes(t_));
+  c_ = env.alloc(std::size_t(room.m) * room.n * dtype_bytes(types_.out));
+  workspace_ = env.alloc(kWorkspaceBytes);
+  fill_uniform(t_, a_.get(), a_elems, env.fresh_seed(), -1.f, 1.f, env.stream());
+  fill_uniform(t_, b_.get(), b_elems, env.fresh_seed(), -1.f, 1.f, env.stream());
+  CUBENCH_CUDA_LAUNCHED();
+}
+
+void Gemm::create_descriptors() {
+  CUBENCH_CUBLAS(cublasLtCreate(&handle_));
+  CUBENCH_CUBLAS(cublasLtMatmulDescCreate(&desc_, types_.compute, CUDA_R_32F));
+  cublasOperation_t trans_a = CUBLAS_OP_T, trans_b = CUBLAS_OP_N;
+  CUBENCH_CUBLAS(
+      cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a));
+  CUBENCH_CUBLAS(
+      cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b));
+  CUBENCH_CUBLAS(cublasLtMatmulPreferenceCreate(&pref_));
+  std::size_t workspace = kWorkspaceBytes;
+  CUBENCH_CUBLAS(cublasLtMatmulPreferenceSetAttribute(
+      pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof workspace));
+}
+
+// The matrix layouts for shape s, packed in the front of the buffers; s becomes the case's.
+void Gemm::use_shape(Shape s) {
+  destroy_layouts();
+  s_ = s;
+  CUBENCH_CUBLAS(cublasLtMatrixLayoutCreate(&a_layout_, types_.ab, s_.k, s_.m, s_.k));
+  CUBENCH_CUBLAS(cublasLtMatrixLayoutCreate(&b_layout_, types_.ab, s_.k, s_.n, s_.k));
+  CUBENCH_CUBLAS(cublasLtMatrixLayoutCreate(&c_layout_, types_.cd, s_.m, s_.n, s_.m));
+}
+
+void Gemm::destroy_layouts() {
+  for (cublasLtMatrixLayout_t* layout : {&a_layout_, &b_layout_, &c_layout_})
+    if (*layout) {
+      cublasLtMatrixLayoutDestroy(*layout);
+      *layout = nullptr;
+    }
+}
+
+// The heuristic's top kCandidates for the current shape, best first; none where cuBLASLt has
+// nothing for it (it answers NOT_SUPPORTED, or with no algorithm).
+std::vector<cublasLtMatmulHeuristicResult_t> Gemm::heuristic() {
+  std::vector<cublasLtMatmulHeuristicResult_t> found(kCandidates);
+  int returned = 0;
+  const cublasStatus_t status =
+      cublasLtMatmulAlgoGetHeuristic(handle_, desc_, a_layout_, b_layout_, c_layout_, c_layout_,
+                                     pref_, kCandidates, found.data(), &returned);
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED) return {};
+  check_cublas(status, "cublasLtMatmulAlgoGetHeuristic", __FILE__, __LINE__);
+  found.resize(std::clamp(returned, 0, kCandidates));
+  // Only a result whose state is SUCCESS holds an algorithm (cuBLASLt's documentation).
+  found.erase(std::remove_if(found.begin(), found.end(),
+                             [](const cublasLtMatmulHeuristicResult_t& r) {
+                               return r.state != CUBLAS_STATUS_SUCCESS;
+                             }),
+              found.end());
+  return found;
+}
+
+void Gemm::matmul(cudaStream_t stream, const cublasLtMatmulAlgo_t& algo) {
+  const float alpha = 1.f, beta = 0.f;
+  const cublasStatus_t status = cublasLtMatmul(
+      handle_, desc_, &alpha, a_.get(), a_layout_, b_.get(), b_layout_, &beta, c_.get(), c_layout_,
+      c_.get(), c_layout_, &algo, workspace_.get(), kWorkspaceBytes, stream);
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED)
+    throw NotSupported("cuBLASLt's algorithm " + std::to_string(algo_id(algo)) + " does not run " +
+                       describe());
+  check_cublas(status, "cublasLtMatmul", __FILE__, __LINE__);
+}
+
+// Times each candidate (3 warm-up runs, then the median of 10) and keeps the fastest. Part of
+// set-up, so autotuning never lands in a sample.
+void Gemm::autotune(Env& env, const std::vector<cublasLtMatmulHeuristicResult_t>& found) {
+  double best = 0, first = 0;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    double t = 0;
+    try {
+      t = median_seconds_on_stream(
+          env.stream(), [&] { matmul(env.stream(), found[i].algo); }, 3, 10);
+    } catch (const Error&) {
+      continue;  // a candidate the heuristic offered but that will not run here
+    }
+    if (i == 0) first = t;
+    if (best == 0 || t < best) {
+      best = t;
+      chosen_ = static_cast<int>(i);
+    }
+  }
+  speedup_ = best > 0 && first > 0 ? first / best : 1;
+}
+
+int Gemm::algo_id(const cublasLtMatmulAlgo_t& algo) {
+  int id = -1;
+  std::size_t written = 0;
+  cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &written);
+  return id;
+}
+
+// The check's counters, every GEMM family's.
+Family& with_error_counters(Family& f) {
+  return f.counter({"rel_error", "", Better::lower, "RMS error of C against the fp64 product"})
+      .counter({"max_error_ratio", "", Better::lower,
+                "worst element's error over its bound (gemm_bound); above 1 fails the check"});
+}
+
+}  // namespace cubench::gemm
