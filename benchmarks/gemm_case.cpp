@@ -1,6 +1,6 @@
 // The Gemm case's cuBLASLt machinery (gemm_case.h): descriptors, layouts, the heuristic's
 // algorithms, the product itself, gemm_autotune's timing of them, and the fp64 check every GEMM
-// family runs. gemm_peak's search is in gemm.cpp.
+// family runs. gemm_peak's search is in gemm_peak.cpp.
 #include "benchmarks/gemm_case.h"
 
 #include <cublas_v2.h>

@@ -1,7 +1,7 @@
 #pragma once
-// The GEMM families' one cuBLASLt case class (Gemm), shared by gemm, gemm_autotune, gemm_decode
-// and gemm_peak (gemm.cpp): C = A^T B, A stored k x m and B k x n (column-major, the "TN"
-// layout), C m x n.
+// The GEMM families' one cuBLASLt case class (Gemm), shared by gemm.cpp (gemm, gemm_autotune,
+// gemm_decode) and gemm_peak.cpp (gemm_peak): C = A^T B, A stored k x m and B k x n
+// (column-major, the "TN" layout), C m x n.
 //   fp32: FP32 in/out, CUBLAS_COMPUTE_32F_PEDANTIC (no TF32, no reduced-precision shortcuts)
 //   tf32: FP32 in/out, CUBLAS_COMPUTE_32F_FAST_TF32
 //   fp16, bf16: 16-bit in/out, FP32 accumulation (what PyTorch's torch.mm does)
@@ -72,7 +72,7 @@ class Gemm final : public BenchmarkCase {
   void autotune(Env& env, const std::vector<cublasLtMatmulHeuristicResult_t>& found);
   static int algo_id(const cublasLtMatmulAlgo_t& algo);
 
-  // gemm_peak's own (gemm.cpp): its search and mamf-finder-style figures, and how its row
+  // gemm_peak's own (gemm_peak.cpp): its search and mamf-finder-style figures, and how its row
   // shows them.
   void search(Env& env);
   double achievable_rate(Env& env, const cublasLtMatmulAlgo_t& algo);

@@ -1,9 +1,9 @@
 #pragma once
-// gemm_peak's search order (benchmarks/gemm.cpp): which GEMM shapes to time, one after another,
-// to find the one this GPU multiplies fastest. mamf-finder asks the same question by timing every
-// m, n, k in steps of 256 up to about 20480 (hours); this asks it within a time box: a coarse
-// grid from the smallest shape to the largest, then a pattern search around the best so far (its
-// six neighbours, one side moved by a step of 2048; the step halves down to 256 whenever no
+// gemm_peak's search order (benchmarks/gemm_peak.cpp): which GEMM shapes to time, one after
+// another, to find the one this GPU multiplies fastest. mamf-finder asks the same question by
+// timing every m, n, k in steps of 256 up to about 20480 (hours); this asks it within a time box: a
+// coarse grid from the smallest shape to the largest, then a pattern search around the best so far
+// (its six neighbours, one side moved by a step of 2048; the step halves down to 256 whenever no
 // neighbour is faster). The caller times each shape and stops when its time box runs out, so the
 // order matters: small shapes first, and the search closes in on the best. Pure logic, no GPU:
 // tests/test_gemm_shape_search.cpp runs it against made-up rates.
