@@ -26,8 +26,9 @@ if(n_full GREATER 0 AND (NOT n2 EQUAL n_full OR NOT n1 LESS n2))
 endif()
 if(CPU_FILTER)
   file(REMOVE "${OUT}")
+  # Google Benchmark's console: a line per row, each ending in its name's "manual_time".
   execute_process(COMMAND ${mpi} "${BINARY}" "--benchmark_filter=${CPU_FILTER}" --cubench_suite=cpu
-                          --benchmark_min_time=0.01
+                          --benchmark_min_time=0.01 --benchmark_format=console
                           "--benchmark_out=${OUT}" --benchmark_out_format=json
                   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE code3)
   if(NOT code3 EQUAL 0)

@@ -48,12 +48,44 @@ class RunControl(unittest.TestCase):
         self.assertGreater(row["sampling_s"], 0)
         # The row's time is known to within its confidence interval: t * noise / sqrt(samples).
         self.assertGreater(row["time_ci_pct"], 0)
-        self.assertLess(row["time_ci_pct"], 100 * row["sample_cv"])
+        # The mean's 95% interval from the same samples: t(n-1) cv / sqrt(n), whatever the
+        # host's load made of the noise and the count.
+        from scipy.stats import t
+        n = row["samples"]
+        want = 100 * t.ppf(0.975, n - 1) * row["sample_cv"] / n ** 0.5
+        self.assertAlmostEqual(row["time_ci_pct"] / want, 1, delta=0.01)
 
     def test_benchmark_min_time_gives_google_benchmarks_loop(self):
-        r = run("--benchmark_filter=flat/100000", "--benchmark_min_time=0.01")
+        out = os.path.join(OUT, "min_time.json")
+        r = run("--benchmark_filter=flat/100000", "--benchmark_min_time=0.01", f"--benchmark_out={out}")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertNotIn("stopped:", r.stdout)
+        with open(out) as f:
+            (row,) = json.load(f)["benchmarks"]
+        self.assertNotIn("stopped:", row.get("label", ""))
+        self.assertGreater(row["iterations"], 1)
+
+    def test_console_is_a_table_per_family_and_google_benchmarks_on_request(self):
+        r = run("--benchmark_filter=widgets/.*/100000/", "--cubench_max_noise=50",
+                "--cubench_min_samples=3", "--cubench_min_time=0.01")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        at = lines.index("## throwaway/widgets: a test-only family: sums of n numbers on the host")
+        self.assertEqual(lines[at + 2], "| shape | n | time | widgets_per_s (widget/s) | noise | samples | notes |")
+        rows = [l for l in lines[at + 4:] if l.startswith("| ")]
+        self.assertEqual([l.split(" | ")[:2] for l in rows], [["| flat", "100000"], ["| square", "100000"]])
+        for line in rows:  # time with its unit, the main counter, noise in %, a whole count
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            self.assertRegex(cells[2], r"^[0-9.]+ (ns|us|ms|s)$")
+            self.assertRegex(cells[3], r"^[0-9.e+]+$")
+            self.assertRegex(cells[4], r"^[0-9.]+%$")
+            self.assertRegex(cells[5], r"^[0-9]+$")
+        self.assertNotIn("Iterations", r.stdout)
+        self.assertNotIn("\x1b[", r.stdout)
+        r = run("--benchmark_filter=flat/100000", "--cubench_max_noise=50", "--cubench_min_samples=3",
+                "--cubench_min_time=0.01", "--benchmark_format=console")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Iterations", r.stdout)
+        self.assertNotIn("## throwaway", r.stdout)
 
     def test_default_suite_is_what_the_family_keeps(self):
         default = run("--benchmark_list_tests").stdout.split()

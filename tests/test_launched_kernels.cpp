@@ -7,7 +7,7 @@
 #include <cstddef>
 
 #include "fixtures/detail/report/launched_kernels.h"
-#include "fixtures/detail/support/cupti_abi.h"
+#include "fixtures/detail/report/cupti_abi.h"
 
 #if __has_include(<cupti_callbacks.h>)
 #include <cuda_runtime_api.h>

@@ -17,7 +17,7 @@
 #include "fixtures/detail/case/counters.h"
 #include "fixtures/detail/case/registry.h"
 #include "fixtures/detail/libraries/torch/foreach_sgd.h"
-#include "fixtures/detail/support/compat/torch_compat.h"
+#include "fixtures/detail/libraries/torch/torch_compat.h"
 #include "fixtures/detail/support/status.h"
 #include "gpu_test.h"
 #include "smallest_cases.h"

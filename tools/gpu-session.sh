@@ -4,7 +4,7 @@
 # WITH_TORCH=0 leaves it out; cuDNN from its python wheel), run the whole ctest (its wall time and
 # the 10 slowest tests said), then the plan, each run into its own JSON, all inside DEADLINE.
 # Everything lands under $OUT (default ./results); with PACK=1 the JSON and logs are packed into
-# $OUT/session.tgz (a device call brings back at most 8 files).
+# $OUT/session.tgz (one file to bring back, where few files travel back from the machine).
 #   CUBENCH_GIT_REVISION=<commit> OUT=/tmp/out tools/gpu-session.sh
 # Without PLAN the plan is the README's default run (`cubench`, no flags). A plan line:
 #   default NAME                        the default run: NAME.json, its stderr in NAME.stderr.txt
@@ -75,7 +75,7 @@ if cudnn_dir=$(python3 -c 'import nvidia.cudnn;print(list(nvidia.cudnn.__path__)
   cudnn_args=("-DCUDNN_ROOT=$cudnn_dir")
 fi
 
-# Logs of a good build stay in /tmp: only 8 files come back from a device call.
+# Logs of a good build stay in /tmp: only what fails is worth bringing back.
 build() {  # name, configure arguments... (SOURCE=<dir>: another source tree than this one)
   local name=$1; shift
   (cd "${SOURCE:-.}" && cmake --preset cuda-13.0 -DCUDAToolkit_ROOT="$root" "$@") \
