@@ -234,6 +234,110 @@ class ComparePyFront(unittest.TestCase):
         self.assertNotIn("\x1b[", r.stdout)
 
 
+ESC = "\x1b["  # how every ANSI colour code starts
+
+
+def environment(**changes):
+    """This environment with changes made; a value None removes the variable."""
+    env = dict(os.environ)
+    for name, value in changes.items():
+        env.pop(name, None)
+        if value is not None:
+            env[name] = value
+    return env
+
+
+def on_a_terminal(args, env):
+    """Runs args with stdout on a pseudo-terminal, as a person at a shell runs them; returns (exit
+    status, what the terminal got). The output is read while the command runs: a terminal holds
+    only a few KiB, and a writer to a full one waits."""
+    import pty
+    reader, writer = pty.openpty()
+    with subprocess.Popen(args, stdout=writer, stderr=subprocess.PIPE, env=env) as proc:
+        os.close(writer)  # the child holds its own copy; ours would keep the reader from its end
+        got = b""
+        while True:
+            try:
+                chunk = os.read(reader, 65536)
+            except OSError:  # EIO: every writer has gone (Linux's end of a pseudo-terminal)
+                break
+            if not chunk:
+                break
+            got += chunk
+        proc.stderr.read()
+    os.close(reader)
+    return proc.returncode, got.decode("utf-8", "replace")
+
+
+class ColourOnlyOnATerminal(unittest.TestCase):
+    """Colour codes reach a terminal only, and not there while NO_COLOR is set to a non-empty
+    value (https://no-color.org): a file or a pipe gets plain text. Of the tools, only tools/compare
+    in two-file mode colours (Google Benchmark's compare.py, which colours whatever its stdout)."""
+
+    def setUp(self):
+        self.compare_py = os.path.exists(os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py"))
+
+    def compare_on_a_terminal(self, *flags, **env):
+        if not self.compare_py:
+            self.skipTest("no Google Benchmark compare.py here")
+        code, out = on_a_terminal([sys.executable, os.path.join(TOOLS, "compare.py"), *flags,
+                                   data("cuda-13.0.json"), data("cuda-11.8.json")], environment(**env))
+        self.assertEqual(code, 0, out)
+        self.assertIn("gemm/bf16/8192/8192/8192/manual_time", out)
+        return out
+
+    def test_no_colour_codes_in_a_pipe(self):
+        with tempfile.TemporaryDirectory() as d:
+            timed = os.path.join(d, "timed.json")
+            with open(timed, "w") as f:
+                json.dump({"context": {}, "benchmarks": [toy_row("gemm/bf16/256/256/256/manual_time", 0, 10.0,
+                    setup_s=1.0, first_call_ms=5.0, validate_s=0.5, warmup_s=0.1, sampling_s=2.0)]}, f)
+            runs = [("compare.py", "--table", data("cuda-13.0.json"), data("cuda-11.8.json")),
+                    ("compare.py", "--table", "--format", "csv", data("cuda-13.0.json"), data("cuda-11.8.json")),
+                    ("plot.py", "--out-dir", os.path.join(d, "plots"), data("cuda-13.0.json")),
+                    ("merge_processes.py", os.path.join(d, "m.json"), data("cuda-13.0.json"), data("cuda-13.0.json")),
+                    ("where_the_time_went.py", timed),
+                    ("run_matrix.py", "--list-presets")]
+            if self.compare_py:
+                runs.append(("compare.py", data("cuda-13.0.json"), data("cuda-11.8.json")))
+            for args in runs:
+                with self.subTest(args=args):
+                    r = tool(*args)  # stdout and stderr to pipes
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertNotIn(ESC, r.stdout)
+                    self.assertNotIn(ESC, r.stderr)
+
+    def test_compare_py_colours_a_terminal(self):
+        self.assertIn(ESC, self.compare_on_a_terminal(NO_COLOR=None))
+        self.assertIn(ESC, self.compare_on_a_terminal(NO_COLOR=""))  # empty: as if unset
+
+    def test_no_color_set_or_the_flag_keeps_a_terminal_plain(self):
+        for value in ("1", "0", "yes"):  # any non-empty value, "0" too
+            with self.subTest(NO_COLOR=value):
+                self.assertNotIn(ESC, self.compare_on_a_terminal(NO_COLOR=value))
+        self.assertNotIn(ESC, self.compare_on_a_terminal("--no-color", NO_COLOR=None))
+
+    def test_colour_wanted(self):
+        import cli
+
+        class Terminal(io.StringIO):
+            def isatty(self):
+                return True
+        saved = os.environ.get("NO_COLOR")
+        try:
+            os.environ.pop("NO_COLOR", None)
+            self.assertTrue(cli.colour_wanted(Terminal()))
+            self.assertFalse(cli.colour_wanted(io.StringIO()))  # a file or a pipe
+            os.environ["NO_COLOR"] = ""
+            self.assertTrue(cli.colour_wanted(Terminal()))
+            os.environ["NO_COLOR"] = "1"
+            self.assertFalse(cli.colour_wanted(Terminal()))
+        finally:
+            os.environ.pop("NO_COLOR", None)
+            if saved is not None:
+                os.environ["NO_COLOR"] = saved
+
+
 def process_file(directory, name, launch_times):
     """A one-benchmark result file: launch/empty with these per-repetition times (us)."""
     rows = [{"name": "launch/empty/manual_time", "run_name": "launch/empty/manual_time",

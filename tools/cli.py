@@ -47,6 +47,19 @@ def fail(prog, message, status):
     return status
 
 
+def colour_wanted(stream=None):
+    """Whether a tool may colour what it writes to stream (stdout unless named): only on a
+    terminal, so that a file or a pipe never holds escape codes, and never where NO_COLOR is set
+    to anything but the empty string (https://no-color.org)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    stream = sys.stdout if stream is None else stream
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # not a file, or one already closed
+        return False
+
+
 def os_message(e):
     """`path: reason` for an OSError, as the user named the path."""
     where = e.filename if e.filename is not None else ""

@@ -5,6 +5,8 @@
       Google Benchmark's own compare.py (benchmarks mode, U-test on), found at $GBENCH_COMPARE or
       /usr/share/benchmark/compare.py. --filter and --rename(-in) select and rename rows before it
       reads them; --alpha, --no-utest, -a, --no-color and -d are compare.py's own options.
+      Its colours only reach a terminal: output to a file or a pipe is plain text, as is any
+      output while NO_COLOR is set to a non-empty value (https://no-color.org).
   tools/compare --table base.json other.json [more.json ...] [--format md|csv] [--counters C,...]
                         [--alpha A] [--min-effect E] [--no-utest]
       The N-way table compare.py lacks: one row per benchmark, per file its median time, its
@@ -111,7 +113,8 @@ def parse_args(argv):
     p.add_argument("--no-utest", action="store_true", help="no significance test")
     p.add_argument("-a", "--display_aggregates_only", action="store_true",
                    help="compare.py's: show only the aggregates")
-    p.add_argument("--no-color", action="store_true", help="compare.py's: no colours")
+    p.add_argument("--no-color", action="store_true", help="compare.py's: no colours (there are none anyway "
+                                                        "off a terminal or with NO_COLOR set)")
     p.add_argument("-d", "--dump_to_json", metavar="OUT.json", help="compare.py's: also write its report")
     args = p.parse_args(argv)
     check_mode_options(args)
@@ -507,7 +510,9 @@ def compare_py_input(path, rules, wanted_names, directory):
 def compare_py_options(args):
     options = ["--no-utest"] if args.no_utest else []
     options += ["--alpha", str(args.alpha)] + (["-a"] if args.display_aggregates_only else [])
-    options += ["--no-color"] if args.no_color else []
+    # compare.py colours whatever its stdout is (ours reads it through a pipe): it is told not to
+    # unless ours is a terminal that wants colour.
+    options += [] if cli.colour_wanted() and not args.no_color else ["--no-color"]
     return options + (["-d", args.dump_to_json] if args.dump_to_json else [])
 
 
