@@ -1566,9 +1566,55 @@ class WhereTheTimeWent(unittest.TestCase):
             self.assertIn("| **all** | 2 | 2.5 | 0.5 | 1.0 | 0.2 | 9.5 | 13.8 |", lines)
             self.assertEqual(lines[-1], "| gemm/bf16/256/256/256/manual_time | 2.0 | 0.5 | 1.0 | 0.2 | 9.0 | 12.8 |")
 
-    def test_a_file_without_the_counters_is_one_line(self):
-        assert_one_line_error(self, tool("where_the_time_went.py", data("cuda-13.0.json")),
-                              "^tools/where-the-time-went: .*cuda-13.0.json: no row carries sampling_s")
+    SINCE = "cubench writes them all since c5b9141 of 2026-12-04, partway through result schema version 1"
+
+    def refused(self, path, lacks, what):
+        """One line, exit 2: the counters path's rows lack, since when cubench writes them, and
+        what the file is."""
+        assert_one_line_error(self, tool("where_the_time_went.py", path),
+                              "^tools/where-the-time-went: " + re.escape(f"{path}: its rows lack {lacks} "
+                                                                         f"({self.SINCE}; {what})") + "$")
+
+    def file_with(self, directory, context, **counters):
+        path = os.path.join(directory, "run.json")
+        rows = [toy_row("launch/empty/manual_time", i, 3.4, **counters) for i in range(2)]
+        with open(path, "w") as f:
+            json.dump({"context": context, "benchmarks": rows}, f)
+        return path
+
+    def schema(self, version, counters):
+        return json.dumps({"version": version, "families": {},
+                           "counters": {c: {"unit": "s", "better": "none"} for c in counters}})
+
+    def test_a_file_older_than_the_schema(self):
+        self.refused(data("cuda-13.0.json"), "setup_s, first_call_ms, validate_s, warmup_s, sampling_s",
+                     "this file has no schema: its cubench is older still")
+
+    def test_a_version_1_file_older_than_the_counters_names_its_cubench(self):
+        self.refused(data("bad/before-the-time-counters.json"), "setup_s, validate_s, warmup_s, sampling_s",
+                     "this file has version 1 and its schema does not declare them: its cubench, c6db17d, is older")
+        with tempfile.TemporaryDirectory() as d:  # no git_revision in its context
+            path = self.file_with(d, {"cubench_schema": self.schema(1, ["first_call_ms"])}, first_call_ms=0.1)
+            self.refused(path, "setup_s, validate_s, warmup_s, sampling_s",
+                         "this file has version 1 and its schema does not declare them: its cubench is older")
+
+    def test_pytorchs_timings_are_not_called_an_old_cubench(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = self.file_with(d, {"executable": "tools/torch_reference.py"})
+            self.refused(path, "setup_s, first_call_ms, validate_s, warmup_s, sampling_s",
+                         "this file has no schema: it is tools/torch_reference.py's, which counts none of them")
+
+    def test_a_version_2_file_or_one_whose_schema_declares_them_is_not_called_old(self):
+        with tempfile.TemporaryDirectory() as d:
+            parts = ["setup_s", "first_call_ms", "validate_s", "warmup_s", "sampling_s"]
+            path = self.file_with(d, {"cubench_schema": self.schema(2, parts)}, first_call_ms=0.1)
+            self.refused(path, "setup_s, validate_s, warmup_s, sampling_s",
+                         "this file has version 2, whose schema declares them, yet no finished row "
+                         "carries them (did every row fail?)")
+            # Every cubench of version 2 writes them: a version-2 file without them is not old.
+            path = self.file_with(d, {"cubench_schema": self.schema(2, ["first_call_ms"])}, first_call_ms=0.1)
+            self.refused(path, "setup_s, validate_s, warmup_s, sampling_s",
+                         "this file has version 2 and its schema does not declare them")
 
 
 class TorchReference(unittest.TestCase):

@@ -272,9 +272,10 @@ class Schema:
     """The counters and families declared by one or more files (the first to declare a name
     wins)."""
 
-    def __init__(self, counters=None, families=None):
+    def __init__(self, counters=None, families=None, version=None):
         self.counters = dict(counters or {})  # name -> Counter
         self.families = dict(families or {})  # name -> Family
+        self.version = version  # the file's, one of SCHEMA_VERSIONS; None for a merged Schema
 
     def family(self, run_name):
         """The Family a run name belongs to, or None (the name is not of a declared family)."""
@@ -377,7 +378,7 @@ def parse_schema(text, path):
             raise _schema_error(path, f"{where}: size_axis \"{size.name}\" is a {size.kind} axis, "
                                       "not int or pow2")
         families[name] = family
-    schema = _parsed_schemas[text] = Schema(counters, families)
+    schema = _parsed_schemas[text] = Schema(counters, families, version)
     return schema
 
 
