@@ -1604,6 +1604,19 @@ class WhereTheTimeWent(unittest.TestCase):
             self.refused(path, "setup_s, first_call_ms, validate_s, warmup_s, sampling_s",
                          "this file has no schema: it is tools/torch_reference.py's, which counts none of them")
 
+    def test_an_interrupted_run_refused_is_one_line_and_read_is_warned_about(self):
+        # docs/results/h200/vs-torch/bert_train/seq-128.cubench.json: interrupted and too old
+        self.refused(data("interrupted.json"), "setup_s, first_call_ms, validate_s, warmup_s, sampling_s",
+                     "this file has version 1 and its schema does not declare them: its cubench is older")
+        with tempfile.TemporaryDirectory() as d:
+            path = self.file_with(d, {"interrupted": "SIGINT"}, setup_s=1.0, first_call_ms=5.0,
+                                  validate_s=0.5, warmup_s=0.1, sampling_s=2.0)
+            r = tool("where_the_time_went.py", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stderr, f"tools/where-the-time-went: warning: {path}: from a run "
+                                       "interrupted by SIGINT; loaded 2 finished rows\n")
+            self.assertIn("| launch/empty | 1 | 1.0 | 0.0 | 0.5 | 0.1 | 4.0 | 5.6 |", r.stdout)
+
     def test_a_version_2_file_or_one_whose_schema_declares_them_is_not_called_old(self):
         with tempfile.TemporaryDirectory() as d:
             parts = ["setup_s", "first_call_ms", "validate_s", "warmup_s", "sampling_s"]

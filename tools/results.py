@@ -18,6 +18,7 @@ here. Files written before the schema (docs/results, tests/data, tools/torch_ref
 as they always did: every counter still loads, a family is its name without the numeric segments,
 and a counter's direction comes from LEGACY_BETTER, the one list of counter names left in the tools.
 """
+import contextlib
 import json
 import math
 import re
@@ -179,13 +180,37 @@ def _salvage_cut(text):
 
 _warned = set()
 PROG = "cubench tools"  # the tool that speaks in warnings: tools/cli.py's run() sets it
+_held = None  # the warnings said inside warnings_held(), not yet printed; None outside it
 
 
 def warn(message):
     """A one-line warning on stderr, once per message (tools may read a file more than once)."""
     if message not in _warned:
         _warned.add(message)
+        _say(message)
+
+
+def _say(message):
+    if _held is not None:
+        _held.append(message)
+    else:
         print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def warnings_held():
+    """Warnings said inside reach stderr only when the block ends without an error: a tool that
+    reads a file whole and then refuses it says one line, the refusal, and not also a warning about
+    what it read (an interrupted run's file from before the counters a tool needs)."""
+    global _held
+    outer, _held = _held, []
+    try:
+        yield
+        held = _held
+    finally:
+        _held = outer
+    for message in held:
+        _say(message)
 
 
 def _parse(path, text):

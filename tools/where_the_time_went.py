@@ -63,17 +63,11 @@ def table_row(name, count, parts):
     return "| " + " | ".join(cells + [f"{x:.1f}" for x in parts] + [f"{sum(parts):.1f}"]) + " |"
 
 
-def main(argv):
-    p = parser("tools/where-the-time-went", __doc__)
-    p.add_argument("file", help="a cubench result file (JSON)")
-    p.add_argument("--rows", type=int, default=10, help="the costliest rows to list (default 10)")
-    a = p.parse_args(argv)
-    data = results.read(a.file)
-    schema = results.schema_of(data["context"], a.file)
-    # A row repeated (--benchmark_repetitions) paid its set-up, first call, check and warm-up
-    # once (its first repetition says them) and sampled in every repetition.
+def first_repetitions(rows):
+    """{run name: its first repetition's row, sampling_s summed over its repetitions}, of the rows
+    that carry sampling_s. A row repeated (--benchmark_repetitions) paid its set-up, first call,
+    check and warm-up once (its first repetition says them) and sampled in every repetition."""
     first = {}
-    rows = list(filter(results.is_iteration, data["benchmarks"]))
     for row in rows:
         if "sampling_s" not in row:
             continue
@@ -82,8 +76,29 @@ def main(argv):
             first[name] = dict(row)
         else:
             first[name]["sampling_s"] = float(first[name]["sampling_s"]) + float(row["sampling_s"])
-    if not first:
-        raise without_the_counters(a.file, data["context"], schema, rows)
+    return first
+
+
+def timed_rows(path):
+    """(the file's schema, first_repetitions of its rows); InputError where no row carries
+    sampling_s. A warning about the file (an interrupted run's) is said only where it is not
+    refused: a refusal is one line."""
+    with results.warnings_held():
+        data = results.read(path)
+        schema = results.schema_of(data["context"], path)
+        rows = list(filter(results.is_iteration, data["benchmarks"]))
+        first = first_repetitions(rows)
+        if not first:
+            raise without_the_counters(path, data["context"], schema, rows)
+    return schema, first
+
+
+def main(argv):
+    p = parser("tools/where-the-time-went", __doc__)
+    p.add_argument("file", help="a cubench result file (JSON)")
+    p.add_argument("--rows", type=int, default=10, help="the costliest rows to list (default 10)")
+    a = p.parse_args(argv)
+    schema, first = timed_rows(a.file)
     families = defaultdict(list)
     for name, row in first.items():
         families[results.family_and_axes(name, schema)[0]].append(seconds(row))
