@@ -44,7 +44,7 @@
 namespace cubench {
 namespace {
 
-// fixtures/detail/libraries/torch/train_precision.h's, shared with the other training families.
+// fixtures/libraries/torch/train_precision.h's, shared with the other training families.
 using Precision = TrainPrecision;
 
 // Relative agreement of the step's loss with the fp32 forward's. The loss of a random-init model

@@ -121,15 +121,14 @@ int occurrences(const Layer& l, ConvPass pass) {
 
 double conv_flops(const ConvShape& s) { return 2.0 * s.n * s.k * s.c * s.r * s.s * s.p() * s.q(); }
 
-ConvPass parse_pass(const std::string& name) {
-  if (name == "fwd") return ConvPass::fwd;
-  if (name == "dgrad") return ConvPass::dgrad;
-  if (name == "wgrad") return ConvPass::wgrad;
-  throw Error("conv: unknown pass " + name);
-}
-
 const char* pass_name(ConvPass pass) {
   return pass == ConvPass::fwd ? "fwd" : pass == ConvPass::dgrad ? "dgrad" : "wgrad";
+}
+
+Axis pass_axis() {
+  return enum_axis<ConvPass>("pass", {{ConvPass::fwd, pass_name(ConvPass::fwd)},
+                                      {ConvPass::dgrad, pass_name(ConvPass::dgrad)},
+                                      {ConvPass::wgrad, pass_name(ConvPass::wgrad)}});
 }
 
 fe::DataType_t io_type(DType t) {
@@ -572,7 +571,7 @@ void register_conv() {
                   autotune ? "A ResNet-50 convolution through cuDNN, the fastest of the "
                              "heuristic's top 8"
                            : "A ResNet-50 convolution through cuDNN, the heuristic's first plan");
-    family.axis(string_axis("pass", {"fwd", "dgrad", "wgrad"})).axis(dtype_axis(dtypes));
+    family.axis(pass_axis()).axis(dtype_axis(dtypes));
     for (Axis& a : layer_axes()) family.axis(std::move(a));
     family.zip({"r", "stride", "c", "k", "hw"})
         .counter(max_error_ratio())
@@ -580,7 +579,8 @@ void register_conv() {
         // Default run: the stem, a 3x3 and its strided form, and the most frequent 1x1, forward
         // in bf16 and fp32. Autotuning (8 plans timed per case): bf16 forward of a 3x3 and a 1x1.
         .default_suite([autotune](const Point& p) {
-          const bool bf16 = p.get_dtype() == DType::bf16, fwd = p.get_string("pass") == "fwd";
+          const bool bf16 = p.get_dtype() == DType::bf16,
+                     fwd = p.get_enum<ConvPass>("pass") == ConvPass::fwd;
           if (autotune)
             return bf16 && fwd && (is_layer(p, "3x3_64to64_56") || is_layer(p, "1x1_1024to256_14"));
           return fwd && (bf16 || p.get_dtype() == DType::fp32) &&
@@ -590,7 +590,7 @@ void register_conv() {
         .sampling(Sampling::launches_only())
         .size([](const Point& p) { return conv_flops(shape_of(layer_at(p))); })
         .make([autotune](const Point& p) {
-          return std::make_unique<Conv>(parse_pass(p.get_string("pass")), p.get_dtype(),
+          return std::make_unique<Conv>(p.get_enum<ConvPass>("pass"), p.get_dtype(),
                                         std::vector<Scheduled>{{&layer_at(p), 1}}, autotune);
         })
         .add();
@@ -602,16 +602,16 @@ void register_conv() {
   Family("conv_resnet50",
          "Every ResNet-50 convolution of one training step's pass through cuDNN, the heuristic's "
          "first plan for each")
-      .axis(string_axis("pass", {"fwd", "dgrad", "wgrad"}))
+      .axis(pass_axis())
       .axis(dtype_axis({DType::bf16}))
       .counter(max_error_ratio())
       .main_counter("TFLOPS")
       .sampling(Sampling::launches_only())
       .size([](const Point& p) {
-        return schedule_flops(network_schedule(parse_pass(p.get_string("pass"))));
+        return schedule_flops(network_schedule(p.get_enum<ConvPass>("pass")));
       })
       .make([](const Point& p) {
-        const ConvPass pass = parse_pass(p.get_string("pass"));
+        const ConvPass pass = p.get_enum<ConvPass>("pass");
         return std::make_unique<Conv>(pass, p.get_dtype(), network_schedule(pass), false);
       })
       .add();

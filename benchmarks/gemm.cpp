@@ -72,11 +72,31 @@ void register_gemm() {
 }
 CUBENCH_REGISTER(register_gemm);
 
-// "11008x4096" -> {N = 11008, K = 4096}.
-std::pair<int, int> parse_weights(const std::string& weights) {
-  const std::size_t x = weights.find('x');
-  if (x == std::string::npos) throw Error("gemm_decode: weights " + weights + " are not NxK");
-  return {std::stoi(weights.substr(0, x)), std::stoi(weights.substr(x + 1))};
+// LLaMA-7B's weight matrices a decode step reads, W's N x K: attention out, MLP up (and gate),
+// MLP down, fused QKV. Named "NxK" in benchmark names.
+enum class Weights { attention_out, mlp_up, mlp_down, fused_qkv };
+
+struct WeightShape {
+  Weights which;
+  int n, k;
+  std::string name() const { return std::to_string(n) + "x" + std::to_string(k); }
+};
+
+constexpr WeightShape kWeights[] = {{Weights::attention_out, 4096, 4096},
+                                    {Weights::mlp_up, 11008, 4096},
+                                    {Weights::mlp_down, 4096, 11008},
+                                    {Weights::fused_qkv, 12288, 4096}};
+
+const WeightShape& shape_of(Weights w) {
+  for (const WeightShape& s : kWeights)
+    if (s.which == w) return s;
+  throw Error("gemm_decode: weights without a shape");
+}
+
+Axis weights_axis() {
+  std::vector<std::pair<Weights, std::string>> values;
+  for (const WeightShape& s : kWeights) values.push_back({s.which, s.name()});
+  return enum_axis("weights", values);
 }
 
 void register_gemm_decode() {
@@ -85,8 +105,7 @@ void register_gemm_decode() {
            "Y = X W^T through cuBLASLt for one decode step: LLaMA-7B's weights against 1 to 64 "
            "tokens (bandwidth-bound)");
   f.axis(dtype_axis({dtypes, dtypes + 2}))
-      // W's N x K: attention out, MLP up (and gate), MLP down, fused QKV.
-      .axis(string_axis("weights", {"4096x4096", "11008x4096", "4096x11008", "12288x4096"}))
+      .axis(weights_axis())
       .axis(int_axis("m", {1, 2, 4, 8, 16, 32, 64}));
   with_error_counters(f)
       .main_counter("GBps")
@@ -96,8 +115,9 @@ void register_gemm_decode() {
       // 10-30 us), 8 rows in all.
       .default_suite([](const Point& p) {
         const std::int64_t m = p.get_int("m");
-        const std::string& w = p.get_string("weights");
-        return (w == "11008x4096" && (m == 1 || m == 8 || m == 64)) || (w == "4096x4096" && m == 1);
+        const Weights w = p.get_enum<Weights>("weights");
+        return (w == Weights::mlp_up && (m == 1 || m == 8 || m == 64)) ||
+               (w == Weights::attention_out && m == 1);
       })
       .sampling([](const Point&) {
         Sampling s = Sampling::launches_only();  // run() only launches
@@ -105,13 +125,13 @@ void register_gemm_decode() {
         return s;
       })
       .size([](const Point& p) {
-        const auto [n, k] = parse_weights(p.get_string("weights"));
-        return model::gemm_flops(p.get_int("m"), n, k);
+        const WeightShape& w = shape_of(p.get_enum<Weights>("weights"));
+        return model::gemm_flops(p.get_int("m"), w.n, w.k);
       })
       .make([](const Point& p) {
-        const auto [n, k] = parse_weights(p.get_string("weights"));
+        const WeightShape& w = shape_of(p.get_enum<Weights>("weights"));
         // The weights are cuBLASLt's A (its m = N) and the tokens its n (see the file's head).
-        return std::make_unique<Gemm>(p.get_dtype(), Shape{n, int(p.get_int("m")), k},
+        return std::make_unique<Gemm>(p.get_dtype(), Shape{w.n, int(p.get_int("m")), w.k},
                                       Role::decode);
       })
       .add();

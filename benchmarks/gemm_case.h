@@ -9,7 +9,7 @@
 //
 // Check (all): every element of C, poisoned before the checked run, against an fp64 product of
 // the same stored inputs (cuBLAS DGEMM), each within gemm_bound()
-// (fixtures/detail/check/validate.h); the worst element's error over its bound is the
+// (fixtures/check/validate.h); the worst element's error over its bound is the
 // `max_error_ratio` counter. Where cuBLASLt has no algorithm for a configuration (fp8 at some
 // shapes), the row says so: NotSupported.
 #include <cublasLt.h>

@@ -39,7 +39,7 @@
 namespace cubench {
 namespace {
 
-// fixtures/detail/libraries/torch/train_precision.h's, shared with the other training families.
+// fixtures/libraries/torch/train_precision.h's, shared with the other training families.
 using Precision = TrainPrecision;
 
 // Relative agreement between the step's loss and an fp32 forward on the same batch.

@@ -26,11 +26,7 @@ const char* variant_name(Variant v) {
   return v == Variant::naive ? "naive" : v == Variant::vectorized ? "vectorized" : "copy";
 }
 
-Variant parse_variant(const std::string& name) {
-  for (Variant v : {Variant::naive, Variant::vectorized, Variant::copy})
-    if (name == variant_name(v)) return v;
-  throw Error("sigmoid: no variant " + name);
-}
+enum class Cache { cold, hot };  // the L2 flushed before each sample, or left warm
 
 class Sigmoid final : public BenchmarkCase {
  public:
@@ -112,10 +108,12 @@ class Sigmoid final : public BenchmarkCase {
 
 void register_sigmoid() {
   Family("sigmoid", "y = 1 / (1 + exp(-x)) with our kernels, and a copy of the same bytes")
-      .axis(string_axis("variant", {"naive", "vectorized", "copy"}))
+      .axis(enum_axis<Variant>("variant", {{Variant::naive, variant_name(Variant::naive)},
+                                           {Variant::vectorized, variant_name(Variant::vectorized)},
+                                           {Variant::copy, variant_name(Variant::copy)}}))
       .axis(dtype_axis({DType::fp32, DType::fp16, DType::bf16}))
       .axis(int_axis("n", {10'000'000, std::int64_t{256} << 20}))
-      .axis(string_axis("cache", {"cold", "hot"}))
+      .axis(enum_axis<Cache>("cache", {{Cache::cold, "cold"}, {Cache::hot, "hot"}}))
       .counter({"max_rel_error", "", Better::lower,
                 "worst element's relative error against sigmoid in double"})
       .main_counter("GBps")
@@ -124,12 +122,12 @@ void register_sigmoid() {
       .default_suite([](const Point& p) { return p.get_dtype() != DType::fp16; })
       .sampling([](const Point& p) {
         Sampling s = Sampling::launches_only();  // run() only launches
-        s.cold_l2 = p.get_bool("cache", "cold");
+        s.cold_l2 = p.get_enum<Cache>("cache") == Cache::cold;
         return s;
       })
       .size([](const Point& p) { return double(p.get_int("n")); })
       .make([](const Point& p) {
-        return std::make_unique<Sigmoid>(parse_variant(p.get_string("variant")), p.get_dtype(),
+        return std::make_unique<Sigmoid>(p.get_enum<Variant>("variant"), p.get_dtype(),
                                          std::size_t(p.get_int("n")));
       })
       .add();

@@ -5,7 +5,7 @@
 //   torch/svd/<dtype>/<n>: torch::linalg_svd (fp32, fp64), reduced
 // cpu/torch/...: the same on the CPU at small sizes (gemm 512, sigmoid 1M, svd 256).
 // Check, once per configuration: gemm, every element against a float64 product of the same
-// inputs within gemm_bound() (fixtures/detail/check/validate.h: the same bound as gemm/); sigmoid,
+// inputs within gemm_bound() (fixtures/check/validate.h: the same bound as gemm/); sigmoid,
 // every element against float64 sigmoid (max relative error within the dtype's tolerance); svd, the
 // residual ||A - U S V^T|| / ||A||, orthogonality of U and V and the singular values against
 // float64's (max |s - s_ref| / s_max), each under 30 n eps, as svd/ does.

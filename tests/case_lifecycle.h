@@ -9,10 +9,10 @@
 #include <iostream>
 #include <string>
 
-#include "fixtures/detail/case/benchmark_case.h"
+#include "fixtures/case/benchmark_case.h"
 #include "fixtures/detail/case/registry.h"
-#include "fixtures/detail/device/env.h"
-#include "fixtures/detail/support/status.h"
+#include "fixtures/device/env.h"
+#include "fixtures/support/status.h"
 
 namespace cubench {
 

@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "case_lifecycle.h"
-#include "fixtures/detail/case/counters.h"
+#include "fixtures/case/counters.h"
 #include "fixtures/detail/case/registry.h"
-#include "fixtures/detail/device/env.h"
+#include "fixtures/device/env.h"
 #include "fixtures/detail/device/seed.h"
 #include "fixtures/detail/run/options.h"
-#include "fixtures/detail/support/status.h"
+#include "fixtures/support/status.h"
 #include "smallest_cases.h"
 
 namespace cubench {

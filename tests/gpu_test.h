@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "fixtures/detail/device/device.h"
+#include "fixtures/device/device.h"
 
 namespace cubench::test {
 // CUBENCH_GPU_TESTS: "required", or "auto" / unset (skip without a GPU). Another value is a

@@ -2,7 +2,7 @@
 // A case that does nothing, for tests of registration and the run's bookkeeping (no GPU).
 #include <memory>
 
-#include "fixtures/detail/case/family.h"
+#include "fixtures/case/family.h"
 
 namespace cubench::testing_support {
 

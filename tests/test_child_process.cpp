@@ -1,4 +1,4 @@
-// Child processes (fixtures/detail/process/child_process.h), as the start-up families use them:
+// Child processes (fixtures/process/child_process.h), as the start-up families use them:
 // this test binary starts itself again with the entries below (tests/test_main.cpp dispatches
 // them), so everything here runs for real, without a GPU.
 #include <gtest/gtest.h>
@@ -10,11 +10,11 @@
 #include <thread>
 #include <vector>
 
-#include "fixtures/detail/case/family.h"
-#include "fixtures/detail/device/env.h"
-#include "fixtures/detail/process/child_process.h"
+#include "fixtures/case/family.h"
+#include "fixtures/device/env.h"
+#include "fixtures/process/child_process.h"
 #include "fixtures/detail/run/runner.h"
-#include "fixtures/detail/support/status.h"
+#include "fixtures/support/status.h"
 
 namespace cubench {
 namespace {

@@ -1,4 +1,4 @@
-// The contract a family signs (fixtures/detail/case/family.h, counters.h, schema.h): names made
+// The contract a family signs (fixtures/case/family.h, counters.h, schema.h): names made
 // from declared axes, zipped and filtered configurations, counters declared once, and the schema
 // text the tools read. All without a GPU.
 #include <gtest/gtest.h>
@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/detail/case/family.h"
+#include "fixtures/case/family.h"
 #include "fixtures/detail/case/registry.h"
 #include "fixtures/detail/report/schema.h"
 #include "fixtures/detail/run/runner.h"
-#include "fixtures/detail/support/status.h"
+#include "fixtures/support/status.h"
 #include "tests/nothing_case.h"
 
 namespace cubench {
@@ -144,6 +144,33 @@ TEST(Axis, PowerOfTwoAxisRefusesOtherNumbers) {
   EXPECT_EQ(bytes.values[1].number, 1 << 20);
   EXPECT_THROW(pow2_axis("bytes", {8, 12}), Error);
   EXPECT_THROW(pow2_axis("bytes", {0}), Error);
+}
+
+// An enum axis hands out the family's own enum, declared once with its names: no family parses
+// its names back. Read as a string, or as another enum, it is refused; the schema calls its
+// values names ("string"), as the results hold them.
+TEST(Axis, AnEnumAxisIsReadAsItsEnumOnly) {
+  enum class Pass { fwd, bwd };
+  enum class Other { fwd };
+  auto axes = std::make_shared<const std::vector<Axis>>(std::vector<Axis>{
+      enum_axis<Pass>("pass", {{Pass::fwd, "fwd"}, {Pass::bwd, "bwd"}}), int_axis("n", {8})});
+  const Point p(axes, {1, 0});
+  EXPECT_EQ(p.get_enum<Pass>("pass"), Pass::bwd);
+  EXPECT_EQ(Point(axes, {0, 0}).get_enum<Pass>("pass"), Pass::fwd);
+  EXPECT_EQ(p.names(), (std::vector<std::string>{"bwd", "8"}));
+  try {
+    p.get_string("pass");
+    FAIL() << "read an enum axis as a string";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "axis pass is an enum axis, read as a string axis");
+  }
+  EXPECT_THROW(p.get_enum<Other>("pass"), Error);
+  EXPECT_THROW(p.get_enum<Pass>("n"), Error);
+  FamilyInfo f;
+  f.name = "toy";
+  f.axes = *axes;
+  EXPECT_NE(schema_json({f}, {}).find("{\"name\": \"pass\", \"kind\": \"string\"}"),
+            std::string::npos);
 }
 
 // Axes are typed: a point hands out each value as its axis's kind, and refuses to read it as

@@ -5,7 +5,7 @@
 
 #include <optional>
 
-#include "fixtures/detail/process/child_process.h"
+#include "fixtures/process/child_process.h"
 
 int main(int argc, char** argv) {
   if (const std::optional<int> child = cubench::run_child_entry_if_asked(argc, argv)) return *child;

@@ -9,14 +9,14 @@
 #include <set>
 
 #include "fixtures/detail/case/registry.h"
-#include "fixtures/detail/check/validate.h"
+#include "fixtures/check/validate.h"
 #include "fixtures/detail/device/seed.h"
 #include "fixtures/detail/report/context.h"
 #include "fixtures/detail/run/benchmark_flags.h"
 #include "fixtures/detail/run/options.h"
 #include "fixtures/detail/run/runner.h"
 #include "fixtures/detail/support/compat/benchmark_compat.h"
-#include "fixtures/detail/support/status.h"
+#include "fixtures/support/status.h"
 #include "fixtures/detail/timing/clock.h"
 
 namespace cubench {

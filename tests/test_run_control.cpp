@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/detail/case/family.h"
+#include "fixtures/case/family.h"
 #include "fixtures/detail/case/registry.h"
 #include "fixtures/detail/device/nvml.h"
 #include "fixtures/detail/process/interrupt.h"

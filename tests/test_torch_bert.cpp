@@ -12,8 +12,8 @@
 #include "benchmarks/models/resnet50.h"  // parameter_count
 #include "case_lifecycle.h"
 #include "fixtures/detail/case/registry.h"
-#include "fixtures/detail/libraries/torch/foreach_adamw.h"
-#include "fixtures/detail/support/status.h"
+#include "fixtures/libraries/torch/foreach_adamw.h"
+#include "fixtures/support/status.h"
 #include "gpu_test.h"
 
 namespace cubench {

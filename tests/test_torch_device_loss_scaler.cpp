@@ -8,9 +8,9 @@
 #include <limits>
 #include <vector>
 
-#include "fixtures/detail/libraries/torch/device_loss_scaler.h"
-#include "fixtures/detail/libraries/torch/foreach_sgd.h"
-#include "fixtures/detail/libraries/torch/torch_support.h"
+#include "fixtures/libraries/torch/device_loss_scaler.h"
+#include "fixtures/libraries/torch/foreach_sgd.h"
+#include "fixtures/libraries/torch/torch_support.h"
 #include "gpu_test.h"
 
 #if CUBENCH_TORCH_CUDA

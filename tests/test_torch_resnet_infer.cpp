@@ -9,7 +9,7 @@
 #include "benchmarks/models/resnet50.h"
 #include "case_lifecycle.h"
 #include "fixtures/detail/case/registry.h"
-#include "fixtures/detail/support/status.h"
+#include "fixtures/support/status.h"
 
 namespace cubench {
 namespace {

@@ -9,13 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "fixtures/detail/case/counters.h"
-#include "fixtures/detail/case/models.h"
-#include "fixtures/detail/case/peaks.h"
-#include "fixtures/detail/check/validate.h"
-#include "fixtures/detail/device/memory_pool.h"
+#include "fixtures/case/counters.h"
+#include "fixtures/case/models.h"
+#include "fixtures/case/peaks.h"
+#include "fixtures/check/validate.h"
+#include "fixtures/device/memory_pool.h"
 #include "fixtures/detail/report/console_table.h"
-#include "fixtures/detail/timing/stats.h"
+#include "fixtures/timing/stats.h"
 #include "kernels/dtype.h"
 
 namespace cubench {

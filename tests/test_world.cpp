@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include "fixtures/detail/process/world.h"
+#include "fixtures/process/world.h"
 
 namespace cubench {
 namespace {
