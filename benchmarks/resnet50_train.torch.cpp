@@ -224,7 +224,7 @@ class TrainStep {
     {
       // fp32 math, with cuDNN's heuristic algorithms: the reference needs no autotuning.
       torch_compat::Tf32Off fp32;
-      torch_compat::CudnnAutotunerOff heuristics;
+      torch_compat::CudnnHeuristicPlans heuristics;
       for (auto& p : params) p.mutable_grad() = torch::Tensor();
       auto loss = torch::nn::functional::cross_entropy(
           model_->forward(images_.to(torch::kFloat)), labels_);

@@ -8,7 +8,8 @@
 #include "fixtures/process/child_process.h"
 
 int main(int argc, char** argv) {
-  if (const std::optional<int> child = cubench::run_child_entry_if_asked(argc, argv)) return *child;
+  if (const std::optional<int> child = cubench::run_child_entry_if_asked(argc, argv))
+    cubench::leave_child(*child);
   testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

@@ -8,16 +8,16 @@
 #include <regex>
 #include <set>
 
-#include "fixtures/detail/case/registry.h"
 #include "fixtures/check/validate.h"
+#include "fixtures/detail/case/registry.h"
 #include "fixtures/detail/device/seed.h"
 #include "fixtures/detail/report/context.h"
 #include "fixtures/detail/run/benchmark_flags.h"
 #include "fixtures/detail/run/options.h"
 #include "fixtures/detail/run/runner.h"
 #include "fixtures/detail/support/compat/benchmark_compat.h"
-#include "fixtures/support/status.h"
 #include "fixtures/detail/timing/clock.h"
+#include "fixtures/support/status.h"
 
 namespace cubench {
 namespace {
@@ -137,8 +137,11 @@ TEST(BenchmarkFlags, EveryRuleTakesGoodValuesAndNamesABadOne) {
     std::vector<std::string> good, bad;
   };
   const std::vector<Row> table = {
-      {"benchmark_list_tests", {"true", "false", "1", "no"}, {"ture", ""}},
-      {"benchmark_filter", {"^gemm/", "-^cpu/", ""}, {"gemm((", "[a-"}},
+      {"benchmark_list_tests", {"true", "false", "1", "no", ""}, {"ture"}},
+      // Google Benchmark's grammar, POSIX extended: a lookahead is another grammar's.
+      {"benchmark_filter",
+       {"^gemm/", "-^cpu/", "", "all", "gemm/[0-9]+/"},
+       {"gemm((", "[a-", "(?!cpu/)gemm"}},
       {"benchmark_min_time",
        suffixes ? std::vector<std::string>{"0.5", "0.5s", "100x"} : std::vector<std::string>{"0.5"},
        {"0", "-1", "abc", "0x", "inf", "nan", "0x10", suffixes ? "1.5x" : "0.5s"}},
@@ -149,11 +152,12 @@ TEST(BenchmarkFlags, EveryRuleTakesGoodValuesAndNamesABadOne) {
       {"benchmark_display_aggregates_only", {"yes", "off"}, {"2"}},
       {"benchmark_format", {"console", "json", "csv"}, {"xml", "JSON"}},
       {"benchmark_out_format", {"json", "csv"}, {"jsn"}},
-      {"benchmark_out", {"/tmp/cubench-flag-test.json", "relative.json"},
-       {"", "/tmp", "/nonexistent/dir/x.json"}},
+      {"benchmark_out",
+       {"/tmp/cubench-flag-test.json", "relative.json", ""},
+       {"/tmp", "/nonexistent/dir/x.json"}},
       {"benchmark_color", {"auto", "true", "false"}, {"blue"}},
       {"benchmark_counters_tabular", {"true"}, {"wide"}},
-      {"benchmark_time_unit", {"ns", "us", "ms", "s"}, {"fortnight", "sec"}},
+      {"benchmark_time_unit", {"ns", "us", "ms", "s", ""}, {"fortnight", "sec"}},
       {"v", {"0", "2", "-1"}, {"loud"}},
   };
   auto no_env = [](const char*) -> const char* { return nullptr; };
@@ -192,6 +196,24 @@ TEST(BenchmarkFlags, VariablesAreCheckedUnlessTheFlagIsGiven) {
             "");
   EXPECT_NE(bad_benchmark_flag_value(
                 {"cubench", "--benchmark_repetitions=2", "--benchmark_repetitions=0"}, none),
+            "");
+  // An empty variable: a number flag's is unset, a string flag's the empty value.
+  auto empty = [](const char* name) -> const char* {
+    const std::string n = name;
+    return n == "BENCHMARK_REPETITIONS" || n == "BENCHMARK_FORMAT" ? "" : nullptr;
+  };
+  EXPECT_EQ(bad_benchmark_flag_value({"cubench", "--benchmark_format=json"}, empty), "");
+  EXPECT_NE(bad_benchmark_flag_value({"cubench"}, empty).find("BENCHMARK_FORMAT"),
+            std::string::npos);
+  // A bare bool flag is given: its variable no longer counts.
+  auto junk = [](const char* name) -> const char* {
+    return std::string(name) == "BENCHMARK_COUNTERS_TABULAR" ? "junk" : nullptr;
+  };
+  EXPECT_EQ(bad_benchmark_flag_value({"cubench", "--benchmark_counters_tabular"}, junk), "");
+  EXPECT_NE(bad_benchmark_flag_value({"cubench"}, junk), "");
+  // Only the process that writes --benchmark_out (MPI's rank 0) needs its folder.
+  EXPECT_EQ(bad_benchmark_flag_value({"cubench", "--benchmark_out=/nonexistent/x.json"}, none,
+                                     /*output_written=*/false),
             "");
 }
 

@@ -1,10 +1,10 @@
-"""Peak memory of the operation alone, beside what it must hold: prints the markdown table of
-docs/results/h200/README.md from a cubench result file and tools/torch_reference.py's file.
+"""Peak memory of the operation alone, beside what it must hold: prints a markdown table from a
+cubench result file and tools/torch_reference.py's file of the same operations.
 
     python3 docs/results/h200/peak-memory-table.py CUBENCH.json PYTORCH.json
 
-GEMM C = A^T B (A k x m, B k x n, C m x n): its operands are (mk + kn + mn) x the element's
-bytes; the row also holds cuBLASLt's 32 MiB workspace. SVD of an n x n matrix: A, U, V (n x n) and
+GEMM C = A^T B (A k x m, B k x n, C m x n): its operands are (mk + kn) x the input's bytes and
+mn x the output's (bf16 for fp8 inputs); the row also holds cuBLASLt's 32 MiB workspace. SVD of an n x n matrix: A, U, V (n x n) and
 S (n) in the dtype; the row also holds the pristine copy of A each run starts from (n x n) and
 cuSOLVER's workspace. LibTorch rows (their allocator's peaks) stand beside
 torch.cuda.max_memory_allocated of the same operation in PyTorch."""
@@ -35,7 +35,8 @@ def operands(name):
     m = re.match(r"gemm/(\w+)/(\d+)/(\d+)/(\d+)$", name)
     if m:
         dtype, (mm, n, k) = m.group(1), map(int, m.groups()[1:])
-        return (mm * k + k * n + mm * n) * ELEMENT[dtype], "A, B, C"
+        out = 2 if dtype == "fp8" else ELEMENT[dtype]
+        return (mm * k + k * n) * ELEMENT[dtype] + mm * n * out, "A, B, C"
     m = re.match(r"svd/\w+/(\w+)/(\d+)$", name)
     if m:
         e, n = ELEMENT[m.group(1)], int(m.group(2))
