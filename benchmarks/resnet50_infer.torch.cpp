@@ -244,20 +244,11 @@ class ResNetInfer final : public BenchmarkCase {
     }
     auto images = images_.to(type).contiguous();
     if (float64) images = images.narrow(0, 0, std::min(c_.batch, kFloat64Images));
-    if (place_.on_gpu()) {
-      torch_compat::allow_tf32(false);
-      torch_compat::cudnn_benchmark(false);
-    }
-    torch::Tensor logits;
-    {
-      c10::InferenceMode inference;
-      logits = reference->forward(images);
-    }
-    if (place_.on_gpu()) {
-      torch_compat::allow_tf32(c_.precision == Precision::tf32);
-      torch_compat::cudnn_benchmark(true);
-    }
-    return logits;
+    // The flags as they were come back after it (on the CPU they change nothing).
+    torch_compat::Tf32Off fp32;
+    torch_compat::CudnnHeuristicPlans heuristics;
+    c10::InferenceMode inference;
+    return reference->forward(images);
   }
 
   // The forward the timed runs make (eager, or a replay checked against an eager forward), with
