@@ -22,16 +22,22 @@ more one table per step from each preset to the next (results/step-<a>-to-<b>.md
 paid for what), and results/plots/ (tools/plot: a chart per family, a line or bar per toolkit).
 A family a build left out (no NCCL, cuDNN or LibTorch for that toolkit) is in the tables, marked
 `not built`, with the build's reason in a note.
+Last, with two presets or more, results/report.html and results/report.md (tools/report on the
+merged files, each labelled by its preset): the page to hand on, with each family's verdict in a
+sentence, the GPU's conditions, the kernels that changed, what was not built, the cost side and
+the commands; each merged file's context records the command its processes ran
+("command_line"), which the page shows.
 Progress goes to stderr: cubench's own lines ("[k/N] name ... elapsed, ETA"), each led by the
-preset and process; at the end run-matrix's wall time, in all and split into building and
-running. A bad flag or --out-dir is one line on stderr and status 2 before anything is built; a
-preset that fails to build or run makes the status 1 (the others still run).
+preset and process; at the end the report's path and run-matrix's wall time, in all and split
+into building and running. A bad flag or --out-dir is one line on stderr and status 2 before
+anything is built; a preset that fails to build or run makes the status 1 (the others still run).
 """
 import contextlib
 import json
 import math
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -148,13 +154,42 @@ def run_suite(binary, args, out_path, what):
     return code
 
 
-def merge_into(out_path, parts):
+def merge_into(out_path, parts, command):
+    """Merges the processes' files into out_path, its context naming the command they ran."""
     try:
-        cli.write_file(out_path, json.dumps(merge(parts), indent=1))
+        merged = merge(parts)
+        merged["context"]["command_line"] = command
+        cli.write_file(out_path, json.dumps(merged, indent=1))
     except InputError as e:
         say(f"merge failed: {e}")
         return False
     return True
+
+
+def record_command(path, command):
+    """Adds the command to the context of a file cubench wrote (one process, no merge): the report
+    shows the exact command each build ran. Whether it could be added or not, the file stays."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        data["context"]["command_line"] = command
+        cli.write_file(path, json.dumps(data, indent=1))
+    except (OSError, ValueError, KeyError, TypeError, InputError) as e:
+        say(f"{path}: the command line was not recorded in it ({e})")
+
+
+def write_report(written, out_dir):
+    """tools/report on the result files, each labelled by its preset, the first the base; the
+    HTML page's path, or None where the report failed (said on stderr)."""
+    stem = os.path.join(out_dir, "report")
+    labelled = [f"{os.path.splitext(os.path.basename(path))[0]}={path}" for path in written]
+    r = subprocess.run([sys.executable, os.path.join(TOOLS, "report.py"), "--out", stem, *labelled],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        say(f"report failed: {r.stderr.strip()}")
+        return None
+    say(f"report: {stem}.html (and {stem}.md)")
+    return stem + ".html"
 
 
 def min_time(value):
@@ -266,6 +301,7 @@ def build_and_run(names, args, clock):
     # matrix (clocks, temperature, a neighbour's load) then falls on every preset alike instead
     # of looking like the difference between the first preset and the last.
     parts = {p: [] for p in built}
+    commands = {}  # preset -> its first process's command line, for the file's context
     with timed(clock, "runs"):
         for i in range(1, args.processes + 1):
             for preset in [p for p in built if p not in failed]:
@@ -275,6 +311,7 @@ def build_and_run(names, args, clock):
                     part = os.path.join(args.out_dir, f"{preset}.process-{i}.json")
                     what = f"{preset} process {i}/{args.processes}"
                 binary = os.path.join(ROOT, "build", preset, "cubench")
+                commands.setdefault(preset, shlex.join(suite_command(binary, args, part)))
                 if run_suite(binary, args, part, what) == 0:
                     parts[preset].append(part)
                 else:
@@ -282,7 +319,10 @@ def build_and_run(names, args, clock):
     written = []
     for preset in [p for p in built if p not in failed]:
         out_path = os.path.join(args.out_dir, f"{preset}.json")
-        if args.processes == 1 or merge_into(out_path, parts[preset]):
+        if args.processes == 1:
+            record_command(out_path, commands[preset])
+            written.append(out_path)
+        elif merge_into(out_path, parts[preset], commands[preset]):
             written.append(out_path)
         else:
             failed.append(preset)
@@ -297,6 +337,8 @@ def build_and_run(names, args, clock):
         r = subprocess.run([sys.executable, os.path.join(TOOLS, "plot.py"), "--out-dir",
                             os.path.join(args.out_dir, "plots"), *written])
         failed += ["plots"] if r.returncode != 0 else []
+    if len(written) > 1:
+        failed += ["report"] if write_report(written, args.out_dir) is None else []
     return 1 if failed else 0
 
 

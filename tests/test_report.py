@@ -1,0 +1,439 @@
+"""ctest: tools/report on its fixtures (tests/data/report: three builds of one source, four
+processes each; 11.8 built without NCCL and with rows not run): each family's verdict sentence
+and the rows behind it, the GPU's conditions, the kernels that changed, what was not built or not
+run, the cost side, the commands and the versions; the HTML well-formed and self-contained, the
+Markdown's charts beside it; a build of one repetition said to be untested instead of claimed
+significant; bad input one line on stderr, exit status 2 and nothing written; and run-matrix
+ending with the report (nothing is built: its build and runs are stood in for).
+
+Run one class as ctest does: tools/pyrun ../tests/test_report.py <class>."""
+import argparse
+import base64
+import contextlib
+import html.parser
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ElementTree
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOLS = os.path.join(HERE, "..", "tools")
+DATA = os.path.join(HERE, "data")
+FIXTURES = os.path.join(DATA, "report")
+sys.path.insert(0, TOOLS)
+
+TOOLKITS = ("11.8", "12.4", "13.0")
+
+
+def fixture(toolkit):
+    return os.path.join(FIXTURES, f"cuda-{toolkit}.json")
+
+
+def labelled(*toolkits):
+    return [f"{t}={fixture(t)}" for t in toolkits or TOOLKITS]
+
+
+def run_report(*args):
+    return subprocess.run([sys.executable, os.path.join(TOOLS, "report.py"), *args],
+                          capture_output=True, text=True)
+
+
+def assert_one_line_error(test, r, pattern):
+    test.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+    lines = r.stderr.splitlines()
+    test.assertEqual(len(lines), 1, r.stderr)
+    test.assertRegex(lines[0], "^tools/report: " + pattern)
+    test.assertNotIn("Traceback", r.stderr)
+
+
+class Rendered(unittest.TestCase):
+    """The fixtures' report, rendered once per class into a folder of its own."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.stem = os.path.join(cls.dir.name, "report")
+        r = run_report("--out", cls.stem, *labelled())
+        assert r.returncode == 0, r.stderr
+        cls.stdout = r.stdout
+        with open(cls.stem + ".md", encoding="utf-8") as f:
+            cls.md = f.read()
+        with open(cls.stem + ".html", encoding="utf-8") as f:
+            cls.html = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def md_table_row(self, first_cell):
+        rows = [line for line in self.md.splitlines() if line.startswith(f"| {first_cell} |")]
+        self.assertEqual(len(rows), 1, first_cell)
+        return [cell.strip() for cell in rows[0].strip("|").split(" | ")]
+
+
+class VerdictSentences(Rendered):
+    SENTENCES = {
+        "gemm": "13.0 is 10-11% faster than 11.8 at gemm (2 of 2 rows significant); 12.4 is 4.6% slower "
+                "than 11.8 there (1 of 2 rows significant).",
+        "svd": "13.0 is 2.1-3.3x faster than 11.8 at svd (3 of 4 rows significant); 12.4 gained nothing "
+               "there (no significant change).",
+        "sigmoid": "12.4 gained nothing at sigmoid that the samples can show (no significant change; 1 of "
+                   "1 row too noisy to tell); 13.0 gained nothing there (no significant change).",
+        "startup/cuda": "12.4 is 2.2-2.4x faster than 11.8 at startup/cuda (2 of 2 rows significant); 13.0 "
+                        "is 2.5x faster than 11.8 there (2 of 2 rows significant).",
+        "allreduce": "Not compared: 11.8, the base, was built without it (no NCCL for CUDA 11.8); 12.4 "
+                     "and 13.0 ran it.",
+    }
+
+    def test_each_family_has_its_sentence_in_the_verdicts_and_its_section(self):
+        for family, sentence in self.SENTENCES.items():
+            with self.subTest(family=family):
+                self.assertIn(f"- **{family}**: {sentence}", self.md)
+                self.assertIn(f"\n\n{sentence}\n\n| row |", self.md)  # its section, above its rows
+                self.assertIn(sentence, self.html)
+
+    def test_the_rows_behind_a_sentence(self):
+        self.assertIn("| row | 11.8 time | 12.4 time | 13.0 time | 12.4 speed-up | 12.4 verdict | "
+                      "12.4 significance | 13.0 speed-up | 13.0 verdict | 13.0 significance |", self.md)
+        self.assertEqual(self.md_table_row("`gesvd/fp32/2048`"),
+                         ["`gesvd/fp32/2048`", "1.011 s", "1.012 s", "305.8 ms", "1.00x", "same", "p = 0.89",
+                          "3.31x", "faster", "p = 0.029"])
+        self.assertEqual(self.md_table_row("`vectorized/fp32/10000000/cold`")[5], "too noisy to tell")
+        # the base built without NCCL: its cell says so and no verdict is given against it
+        self.assertEqual(self.md_table_row("`fp32/1048576/outofplace`")[1:5],
+                         ["not built", "25.15 us", "24.95 us", ""])
+
+    def test_a_row_whose_clocks_differ_is_marked_and_the_mark_said(self):
+        self.assertEqual(self.md_table_row("`bf16/4096/4096/4096`")[5], "slower !")
+        self.assertIn("! after a verdict: the SM clocks of the two builds differ by more than 5% in that row",
+                      self.md)
+
+
+def result(times, clock=1975.0):
+    import results
+    r = results.Result("x/manual_time")
+    r.times = list(times)
+    r.clocks = [clock] * len(r.times)
+    return r
+
+
+class SentenceWords(unittest.TestCase):
+    """A family's sentence from judgements made here: each kind of clause."""
+
+    ARGS = argparse.Namespace(no_utest=False, alpha=0.05, min_effect=0.02)
+
+    def outcome(self, pairs, label="13.0"):
+        import report
+        judged = [report.Judgement(result(a), result(b), self.ARGS, "11.8", label) for a, b in pairs]
+        return report.Outcome(label, judged, None)
+
+    def clause(self, pairs, first=True):
+        import report
+        return report.clause(self.outcome(pairs), "11.8", "svd", first, False)
+
+    BASE = (100, 101, 99, 100.5)
+
+    def test_faster_and_slower_rows_are_both_counted(self):
+        faster = (50, 50.5, 49.5, 50.2)
+        slower = (120, 121, 119, 120.5)
+        self.assertEqual(self.clause([(self.BASE, faster), (self.BASE, slower), (self.BASE, self.BASE)]),
+                         "13.0 is faster than 11.8 at svd in 1 of 3 rows (2.0x) and slower in 1 (20%)")
+
+    def test_small_changes_read_as_percentages_large_ones_as_multiples(self):
+        import report
+        self.assertEqual(report.fmt_range([1.052, 1.08]), "5.2-8.0%")
+        self.assertEqual(report.fmt_range([2.1, 3.31]), "2.1-3.3x")
+        self.assertEqual(report.fmt_range([1.08, 3.3]), "1.08-3.3x")
+        self.assertEqual(report.fmt_range([2.46, 2.52]), "2.5x")
+
+    def test_a_later_clause_says_there(self):
+        slower = (110, 111, 109, 110.5)
+        self.assertEqual(self.clause([(self.BASE, slower)], first=False),
+                         "13.0 is 10% slower than 11.8 there (1 of 1 row significant)")
+
+    def test_one_repetition_is_not_called_significant(self):
+        text = self.clause([((100,), (50,)), ((100,), (40,))])
+        self.assertEqual(text, "13.0 looks 2.0-2.5x faster than 11.8 at svd, not tested for significance: "
+                               "one repetition")
+        self.assertNotIn("significant", text.replace("significance", ""))
+        self.assertEqual(self.clause([((100,), (100.5,))]),
+                         "13.0 looks no different at svd (not tested for significance: one repetition)")
+
+    def test_two_against_two_is_too_noisy_to_tell_and_says_why(self):
+        import report
+        j = report.Judgement(result((100, 101)), result((50, 50.5)), self.ARGS, "11.8", "13.0")
+        self.assertEqual(j.word, "too noisy to tell")
+        self.assertEqual(j.significance, "p = 0.33 (2 vs 2 samples cannot reach p < 0.05)")
+        self.assertEqual(self.clause([((100, 101), (50, 50.5))]),
+                         "13.0 gained nothing at svd that the samples can show (no significant change; "
+                         "1 of 1 row too noisy to tell)")
+
+
+class PageSections(Rendered):
+    def test_conditions_of_each_run(self):
+        self.assertEqual(self.md_table_row("rows power-capped"),
+                         ["rows power-capped", "none of 7 rows", "1 of 8 rows (up to 72% of polls)", "none of 8 rows"])
+        self.assertEqual(self.md_table_row("SM clock of the samples")[2],
+                         "median 1975 MHz (1430-1975 over 8 rows)")
+        self.assertEqual(self.md_table_row("other processes on the GPU")[1:],
+                         ["0 at start; none during the samples",
+                          "1 (of: pid 4242 512 MiB) at start; up to 1 during the samples of 3 rows",
+                          "0 at start; none during the samples"])
+        self.assertEqual(self.md_table_row("power limit")[1:], ["700 W"] * 3)
+        self.assertEqual(self.md_table_row("samples")[1:], ["4 processes, one sample each"] * 3)
+        self.assertIn("- 12.4 ran power-capped in 1 row: its clock, and so its time, followed the power cap", self.md)
+        self.assertIn("- 12.4 shared the GPU with other processes", self.md)
+
+    def test_kernels_that_changed_name_both_sides(self):
+        self.assertEqual(self.md_table_row("`gemm/bf16/1024/1024/1024`"),
+                         ["`gemm/bf16/1024/1024/1024`", "13.0", "faster (1.10x)",
+                          "`cuBLASLt algo 66; kernel: nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_TNN`",
+                          "`cuBLASLt algo 39; kernel: sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_kernel`"])
+        self.assertNotIn("| `svd/", self.md.split("## Kernels that changed")[1].split("##")[0])
+
+    def test_not_built_and_not_run(self):
+        self.assertIn("- **11.8**: not built: nccl (the family allreduce): no NCCL for CUDA 11.8", self.md)
+        self.assertIn("- **11.8**: not run: gemm: fp8 needs CUDA 12.1 or later (2 configurations: "
+                      "`gemm/fp8/1024/1024/1024`, `gemm/fp8/4096/4096/4096`)", self.md)
+
+    def test_the_cost_side(self):
+        cost = self.md.split("## Cost: start-up and memory")[1].split("\n## ")[0]
+        self.assertIn("| `first_kernel/default` | 309 ms | 129.5 ms | 125.5 ms | 2.39x | faster | p = 0.029 |", cost)
+        self.assertIn("| `svd` | 288 MiB / 276 MiB | 288 MiB / 276 MiB | 256 MiB / 276 MiB |", cost)
+        self.assertIn("| `allreduce` | not built | 32 MiB / 2 MiB | 32 MiB / 2 MiB |", cost)
+        self.assertIn("- **13.0**: `svd/gesvd/fp32/2048/manual_time` peaks at 256 MiB against 288 MiB under "
+                      "11.8 (-11%)", cost)
+        self.assertIn("summed over the 7 rows every build ran: 11.8 1.444 s; 12.4 1.443 s; 13.0 515.5 ms.", cost)
+        # the start-up rows are the cost side's, not listed again under Rows
+        self.assertNotIn("first_kernel", self.md.split("## Rows")[1].split("## Cost")[0])
+
+    def test_the_exact_commands(self):
+        for t in TOOLKITS:
+            with self.subTest(toolkit=t):
+                self.assertIn(f"```text\nbuild/cuda-{t}/cubench --benchmark_filter=. --benchmark_repetitions=1 "
+                              f"--benchmark_out=results/cuda-{t}.process-1.json --benchmark_out_format=json "
+                              "--benchmark_report_aggregates_only=false --cubench_kernels=on\n```", self.md)
+                self.assertIn(f"**{t}**: `{fixture(t)}`, 4 processes of:", self.md)
+        self.assertIn(f"```text\ntools/report --out {self.stem} 11.8={fixture('11.8')}", self.md)
+
+    def test_every_version(self):
+        self.assertEqual(self.md_table_row("`cublas`"), ["`cublas`", "11.11.3", "12.4.5", "13.1.0", "yes"])
+        self.assertEqual(self.md_table_row("`cusolver`"), ["`cusolver`", "11.4.1", "11.6.1", "12.0.4", "yes"])
+        self.assertEqual(self.md_table_row("`nccl`"), ["`nccl`", "-", "2.21.5", "2.28.3", "yes"])
+        self.assertEqual(self.md_table_row("`google_benchmark`"), ["`google_benchmark`", "1.8.3", "1.8.3", "1.8.3", ""])
+        self.assertNotIn("`cubench_schema`", self.md)
+
+    def test_the_header_names_each_build_and_the_files_note(self):
+        self.assertTrue(self.md.startswith("# cubench report: 11.8, 12.4, 13.0 on NVIDIA H200\n"))
+        self.assertIn(f"- **11.8** (the base): `{fixture('11.8')}`: CUDA 11.8 (cuBLAS 11.11.3); 4 processes, "
+                      "one sample each", self.md)
+        self.assertIn("The files say: hand-made test data for the tools, not a measurement", self.md)
+        self.assertEqual(self.stdout.splitlines(), [self.stem + ".md", self.stem + ".html"])
+
+
+class TagBalance(html.parser.HTMLParser):
+    """Every element closed in the order opened (void elements written <x/>)."""
+
+    def __init__(self):
+        super().__init__()
+        self.open, self.faults, self.images = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.open.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        if tag == "img":
+            self.images.append(dict(attrs))
+
+    def handle_endtag(self, tag):
+        if not self.open or self.open.pop() != tag:
+            self.faults.append(tag)
+
+
+class HtmlPage(Rendered):
+    def test_well_formed(self):
+        self.assertTrue(self.html.startswith("<!DOCTYPE html>\n<html lang=\"en\">"))
+        ElementTree.fromstring(self.html[len("<!DOCTYPE html>\n"):])  # raises unless well-formed XML
+        parser = TagBalance()
+        parser.feed(self.html)
+        self.assertEqual((parser.open, parser.faults), ([], []))
+
+    def test_self_contained(self):
+        parser = TagBalance()
+        parser.feed(self.html)
+        self.assertEqual(len(parser.images), 4)  # gemm, svd, sigmoid, startup/cuda
+        for image in parser.images:
+            self.assertTrue(image["src"].startswith("data:image/png;base64,"), image["src"][:40])
+            png = base64.b64decode(image["src"].split(",", 1)[1])
+            self.assertTrue(png.startswith(b"\x89PNG\r\n\x1a\n"))
+        for outside in ("<link", "<script", "href=", "url(", "@import", "http://", "https://"):
+            self.assertNotIn(outside, self.html)
+        self.assertIn("<style>", self.html)
+
+    def test_holds_what_the_markdown_holds(self):
+        for text in ("Not built, not run", "The GPU&#x27;s conditions", "Kernels that changed",
+                     "Cost: start-up and memory", "Commands", "Libraries and build",
+                     '<span class="faster">faster</span>', '<span class="slower">slower !</span>',
+                     '<td class="num">not built</td>'):
+            self.assertIn(text, self.html)
+
+    def test_markdown_charts_lie_beside_it(self):
+        links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", self.md)
+        self.assertEqual(sorted(links), ["report-charts/gemm.png", "report-charts/sigmoid.png",
+                                         "report-charts/startup_cuda.png", "report-charts/svd.png"])
+        for link in links:
+            self.assertTrue(os.path.isfile(os.path.join(self.dir.name, link)), link)
+        self.assertIn("Not drawn: allreduce: left out 2 one-GPU benchmark(s)", self.md)
+
+
+class OneRepetition(unittest.TestCase):
+    """A build whose file has one repetition per row: the page says its rows were not tested,
+    where compare --table refuses the pair."""
+
+    def test_untested_rows_are_said_not_claimed(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(fixture("13.0")) as f:
+                doc = json.load(f)
+            doc["benchmarks"] = [dict(row, repetitions=1) for row in doc["benchmarks"] if row["repetition_index"] == 0]
+            del doc["context"]["processes"], doc["context"]["process_dates"]
+            single = os.path.join(d, "single.json")
+            with open(single, "w") as f:
+                json.dump(doc, f)
+            r = run_report("--out", os.path.join(d, "r"), f"11.8={fixture('11.8')}", f"13.0={single}")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "r.md")) as f:
+                md = f.read()
+        self.assertIn("- **svd**: 13.0 looks 2.1-3.3x faster than 11.8 at svd, not tested for significance: "
+                      "one repetition.", md)
+        self.assertIn("| `gesvd/fp32/512` | 94.03 ms | 44.5 ms | 2.11x | faster | not tested: one repetition in 13.0 |",
+                      md)
+        self.assertNotRegex(md, r"rows? significant")
+        self.assertIn("- 13.0: one repetition per row, so no U test", md)
+        self.assertIn("one process, one repetition: no significance test", md)
+
+
+class BadInput(unittest.TestCase):
+    """One line on stderr, exit status 2, and nothing written."""
+
+    def check(self, args, pattern, out_name="r"):
+        with tempfile.TemporaryDirectory() as d:
+            r = run_report("--out", os.path.join(d, out_name), *args)
+            assert_one_line_error(self, r, pattern)
+            self.assertEqual(os.listdir(d), [])
+
+    def test_each_fault_is_named(self):
+        bad = os.path.join(DATA, "bad")
+        cases = (
+            ([fixture("11.8")], r"needs two result files or more, one per build \(the base first\), got 1$"),
+            ([fixture("11.8"), "no-such.json"], "no-such.json: cannot read: No such file or directory$"),
+            ([fixture("11.8"), os.path.join(bad, "not-json.json")], ".*not-json.json: not JSON"),
+            ([fixture("11.8"), os.path.join(DATA, "not-gbench.json")], ".*not-gbench.json: not Google Benchmark output"),
+            ([fixture("11.8"), os.path.join(bad, "aggregates-only.json")], ".*aggregates-only.json: no benchmark results"),
+            ([f"={fixture('11.8')}", fixture("13.0")], "'=.*cuda-11.8.json': want LABEL=RESULT.json"),
+            ([f"a={fixture('11.8')}", f"a={fixture('13.0')}"], "two files are labelled 'a': a label names one build$"),
+            ([fixture("11.8"), os.path.join(DATA, "nothing-in-common.json")],
+             "no benchmark of .*cuda-11.8.json is in the other files"),
+            ([fixture("11.8"), fixture("13.0"), "--alpha", "5"], "--alpha wants a significance level between 0 and 1"),
+            ([fixture("11.8"), fixture("13.0"), "--filter", "^nothing/"], "--filter '\\^nothing/' matches no benchmark"),
+        )
+        for args, pattern in cases:
+            with self.subTest(args=args):
+                self.check(args, pattern)
+
+    def test_out_is_checked_before_the_work(self):
+        r = run_report("--out", "/no/such/dir/report", *labelled("11.8", "13.0"))
+        assert_one_line_error(self, r, "--out /no/such/dir/report.md: its directory /no/such/dir does not exist$")
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "r.md"))
+            r = run_report("--out", os.path.join(d, "r"), *labelled("11.8", "13.0"))
+            assert_one_line_error(self, r, "--out .*r.md: is a directory; name a file$")
+            self.assertEqual(os.listdir(d), ["r.md"])
+
+    def test_a_bad_not_run_field(self):
+        for value, expect in (("[", 'context "not_run" is not JSON'),
+                              ('[{"family": 3}]', 'context "not_run" is not a list of'),
+                              ({"family": "gemm"}, 'context "not_run" is not a list of')):
+            with self.subTest(value=value), tempfile.TemporaryDirectory() as d:
+                with open(fixture("13.0")) as f:
+                    doc = json.load(f)
+                doc["context"]["not_run"] = value
+                path = os.path.join(d, "bad.json")
+                with open(path, "w") as f:
+                    json.dump(doc, f)
+                r = run_report("--out", os.path.join(d, "r"), fixture("11.8"), path)
+                assert_one_line_error(self, r, re.escape(f"{path}: {expect}"))
+                self.assertEqual(os.listdir(d), ["bad.json"])
+
+
+class RunMatrixEndsWithTheReport(unittest.TestCase):
+    """run-matrix's end, with its builds and runs stood in for: the merged files record the
+    command, the report is written from them, its path and the wall time are the last lines."""
+
+    def test_report_after_the_merges(self):
+        import run_matrix
+
+        def fake_run(binary, args, out_path, what):  # a "process": the fixture of its toolkit
+            toolkit = os.path.basename(os.path.dirname(binary))[len("cuda-"):]
+            with open(fixture(toolkit)) as f:
+                doc = json.load(f)
+            del doc["context"]["command_line"]
+            with open(out_path, "w") as f:
+                json.dump(doc, f)
+            return 0
+
+        with tempfile.TemporaryDirectory() as d:
+            err = io.StringIO()
+            saved = run_matrix.build_all, run_matrix.run_suite
+            run_matrix.build_all = lambda names, clock: (list(names), [])
+            run_matrix.run_suite = fake_run
+            try:
+                with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    code = run_matrix.main(["--presets", "cuda-11.8,cuda-13.0", "--processes", "2",
+                                            "--out-dir", d, "--kernels"])
+            finally:
+                run_matrix.build_all, run_matrix.run_suite = saved
+            lines = err.getvalue().splitlines()
+            self.assertEqual(code, 0, err.getvalue())
+            stem = os.path.join(d, "report")
+            self.assertEqual(lines[-2], f"[run-matrix] report: {stem}.html (and {stem}.md)")
+            self.assertRegex(lines[-1], r"^\[run-matrix\] \d+ s in all \(build 0 s, runs \d+ s\)$")
+            with open(os.path.join(d, "cuda-13.0.json")) as f:
+                command = json.load(f)["context"]["command_line"]
+            binary = os.path.join(run_matrix.ROOT, "build", "cuda-13.0", "cubench")
+            self.assertTrue(command.startswith(f"{binary} --benchmark_filter=. --benchmark_repetitions=1 "
+                                               f"--benchmark_out={os.path.join(d, 'cuda-13.0.process-1.json')} "),
+                            command)
+            self.assertTrue(command.endswith(" --cubench_kernels=on"), command)
+            with open(stem + ".md") as f:
+                md = f.read()
+            self.assertIn(f"```text\n{command}\n```", md)
+            self.assertIn("- **svd**: cuda-13.0 ", md)  # labelled by preset
+            self.assertTrue(os.path.isfile(stem + ".html"))
+
+    def test_one_process_files_get_the_command_too(self):
+        import run_matrix
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "cuda-13.0.json")
+            shutil.copy(fixture("13.0"), path)
+            run_matrix.record_command(path, "build/cuda-13.0/cubench --benchmark_filter=gemm")
+            with open(path) as f:
+                doc = json.load(f)
+            self.assertEqual(doc["context"]["command_line"], "build/cuda-13.0/cubench --benchmark_filter=gemm")
+            self.assertEqual(len(doc["benchmarks"]), 40)
+
+    def test_a_failed_report_is_said_and_fails_the_matrix(self):
+        import run_matrix
+        err = io.StringIO()
+        with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(err):
+            self.assertIsNone(run_matrix.write_report([fixture("11.8"), os.path.join(d, "gone.json")], d))
+        self.assertRegex(err.getvalue(), r"^\[run-matrix\] report failed: tools/report: .*gone.json: cannot read")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
