@@ -246,6 +246,14 @@ void register_allreduce() {
                (bytes == 8 || bytes == std::int64_t{1} << 30);
       })
       .size([](const Point& p) { return double(p.get_int("bytes")); })
+      // Per GPU: the send and receive buffers (one in place), and NCCL's own buffers, about
+      // 32 MiB a communicator at its defaults (what the H200's pool-less peak showed beside 8 B).
+      .needs([](const Point& p) {
+        const std::uint64_t bytes = p.get_int("bytes");
+        GpuNeeds needs;
+        needs.device_bytes = bytes * (p.get_bool("placement", "inplace") ? 1 : 2) + 32 * kMiB;
+        return needs;
+      })
       .make([](const Point& p) {
         return std::make_unique<AllReduce>(p.get_dtype(), std::size_t(p.get_int("bytes")),
                                            p.get_bool("placement", "inplace"));

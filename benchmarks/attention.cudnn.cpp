@@ -478,6 +478,15 @@ void register_attention() {
         const std::int64_t seq = p.get_int("seq"), d = p.get_int("head_dim");
         return forward_flops({kTokens / seq, kWidth / d, seq, d}, p.get_string("mask") == "causal");
       })
+      // Every tensor is kTokens x kWidth elements (T bytes): Q, K, V, O, and for the training pass
+      // dO, dQ, dK, dV and cuDNN's fp32 dQ accumulator (2T); 32 MiB for the softmax statistics,
+      // the workspace and the check's small problem. The H200's pool held 288 and 672 MiB at
+      // bf16, as this says.
+      .needs([](const Point& p) {
+        const std::uint64_t t = std::uint64_t{kTokens} * kWidth * dtype_bytes(p.get_dtype());
+        const bool backward = p.get_string("pass") == "fwd_bwd";
+        return tensor_core_needs(p.get_dtype(), (backward ? 10 : 4) * t + 32 * kMiB);
+      })
       .make([](const Point& p) {
         return std::make_unique<Attention>(p.get_string("pass") == "fwd_bwd", p.get_dtype(),
                                            p.get_string("mask") == "causal",

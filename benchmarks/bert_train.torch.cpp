@@ -384,6 +384,16 @@ class BertTrain final : public BenchmarkCase {
   std::unique_ptr<TrainStep> step_;
 };
 
+// A BERT-base step's device memory, from LibTorch's reserved peak on the H200
+// (peak_reserved_bytes of the timed step, the check not included): per sequence about
+// 27 MiB + seq x 1.04 MiB in fp32 and tf32 (0.85 MiB with autocast), measured at seq 128 and 512,
+// batch 32 and 64; and 1 GiB for the model, its optimizer state and LibTorch's own.
+std::uint64_t bert_step_bytes(TrainPrecision precision, std::int64_t seq, std::int64_t batch) {
+  const bool amp = precision == TrainPrecision::amp_bf16 || precision == TrainPrecision::amp_fp16;
+  const double per_sequence_mib = 26.7 + double(seq) * (amp ? 0.85 : 1.04);
+  return static_cast<std::uint64_t>(double(batch) * per_sequence_mib * double(kMiB)) + kGiB;
+}
+
 void add_bert_family(const std::string& name, std::vector<std::string> precisions,
                      std::vector<std::int64_t> seq, std::vector<std::int64_t> batch,
                      BertConfig model, Timer timer) {
@@ -417,6 +427,12 @@ void add_bert_family(const std::string& name, std::vector<std::string> precision
       .timer(timer)
       .sampling(Sampling::runs_per_sample(1))
       .size([](const Point& p) { return double(p.get_int("seq")) * p.get_int("batch"); })
+      .needs([](const Point& p) {
+        const TrainPrecision precision =
+            parse_train_precision("bert_train", p.get_string("precision"));
+        return train_precision_needs(
+            precision, bert_step_bytes(precision, p.get_int("seq"), p.get_int("batch")));
+      })
       .make([model](const Point& p) {
         Config c{parse_train_precision("bert_train", p.get_string("precision")), p.get_int("seq"),
                  p.get_int("batch")};

@@ -555,6 +555,23 @@ double schedule_flops(const std::vector<Scheduled>& schedule) {
   return flops;
 }
 
+// What a case of `schedule` holds on the GPU: every layer's x, w and y at once, the check's three
+// fp64 arrays of the largest checked output (one layer at a time: y forward, dx for dgrad, dw for
+// wgrad), and 256 MiB for the plans' workspace, which only the plans know (an allowance; the
+// H200's pool held 5.3 to 10.1 GiB for the bf16 stem and whole-network rows, which this covers).
+GpuNeeds conv_needs(ConvPass pass, DType t, const std::vector<Scheduled>& schedule) {
+  std::uint64_t tensors = 0, largest_output = 0;
+  for (const Scheduled& s : schedule) {
+    const ConvShape c = shape_of(*s.layer);
+    const std::uint64_t x = c.n * c.h * c.w * c.c, w = c.k * c.r * c.s * c.c,
+                        y = c.n * c.p() * c.q() * c.k;
+    tensors += (x + w + y) * dtype_bytes(t);
+    const std::uint64_t out = pass == ConvPass::fwd ? y : pass == ConvPass::dgrad ? x : w;
+    largest_output = std::max(largest_output, out);
+  }
+  return tensor_core_needs(t, tensors + 3 * 8 * largest_output + 256 * kMiB);
+}
+
 CounterDef max_error_ratio() {
   return {"max_error_ratio", "", Better::lower,
           "worst element's error over its bound (conv_bound); above 1 fails the check"};
@@ -589,6 +606,9 @@ void register_conv() {
         })
         .sampling(Sampling::launches_only())
         .size([](const Point& p) { return conv_flops(shape_of(layer_at(p))); })
+        .needs([](const Point& p) {
+          return conv_needs(p.get_enum<ConvPass>("pass"), p.get_dtype(), {{&layer_at(p), 1}});
+        })
         .make([autotune](const Point& p) {
           return std::make_unique<Conv>(p.get_enum<ConvPass>("pass"), p.get_dtype(),
                                         std::vector<Scheduled>{{&layer_at(p), 1}}, autotune);
@@ -609,6 +629,10 @@ void register_conv() {
       .sampling(Sampling::launches_only())
       .size([](const Point& p) {
         return schedule_flops(network_schedule(p.get_enum<ConvPass>("pass")));
+      })
+      .needs([](const Point& p) {
+        const ConvPass pass = p.get_enum<ConvPass>("pass");
+        return conv_needs(pass, p.get_dtype(), network_schedule(pass));
       })
       .make([](const Point& p) {
         const ConvPass pass = p.get_enum<ConvPass>("pass");

@@ -60,6 +60,10 @@ void register_gemm() {
           return m != 8192 && !(m == 16384 && p.get_dtype() == DType::fp32);
         })
         .sampling(Sampling::launches_only())
+        .needs([](const Point& p) {
+          return gemm_needs(p.get_dtype(),
+                            {int(p.get_int("m")), int(p.get_int("n")), int(p.get_int("k"))});
+        })
         .size([](const Point& p) {
           return model::gemm_flops(p.get_int("m"), p.get_int("n"), p.get_int("k"));
         })
@@ -123,6 +127,10 @@ void register_gemm_decode() {
         Sampling s = Sampling::launches_only();  // run() only launches
         s.cold_l2 = true;  // a decode step reads weights that are not in L2: flush before each
         return s;
+      })
+      .needs([](const Point& p) {
+        const WeightShape& w = shape_of(p.get_enum<Weights>("weights"));
+        return gemm_needs(p.get_dtype(), {w.n, int(p.get_int("m")), w.k});
       })
       .size([](const Point& p) {
         const WeightShape& w = shape_of(p.get_enum<Weights>("weights"));

@@ -50,6 +50,14 @@ const char* role_family(Role r) {
   return "gemm";
 }
 
+GpuNeeds gemm_needs(DType t, Shape s) {
+  const std::uint64_t m = s.m, n = s.n, k = s.k;
+  const std::uint64_t operands =
+      (m * k + k * n) * dtype_bytes(t) + m * n * dtype_bytes(lt_types(t).out);
+  const std::uint64_t check = 8 * (m * k + k * n + 2 * m * n);  // A, B, reference, scale in fp64
+  return tensor_core_needs(t, operands + kWorkspaceBytes + check);
+}
+
 Gemm::Gemm(DType t, Shape s, Role role) : t_(t), s_(s), types_(lt_types(t)), role_(role) {}
 
 Gemm::~Gemm() {

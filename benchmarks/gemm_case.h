@@ -36,6 +36,11 @@ enum class Role {
 // The family a role serves, by name (for messages).
 const char* role_family(Role r);
 
+// What a configuration needs of the GPU (Family::needs): its math's tensor cores, and the device
+// memory of A, B and C at shape `s`, cuBLASLt's workspace and the check's fp64 copies of all three
+// (check_every_element).
+GpuNeeds gemm_needs(DType t, Shape s);
+
 struct LtTypes {
   cudaDataType_t ab, cd;
   cublasComputeType_t compute;

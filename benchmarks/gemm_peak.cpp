@@ -248,6 +248,8 @@ void register_gemm_peak() {
       // shorter one would report how far it got as a peak. --cubench_suite=full runs it.
       .default_suite([](const Point&) { return false; })
       .sampling(Sampling::launches_only())
+      // Its buffers hold the largest shape the search can reach; the check is at most as large.
+      .needs([](const Point& p) { return gemm_needs(p.get_dtype(), GemmShapeSearch::largest()); })
       .make(
           [](const Point& p) { return std::make_unique<Gemm>(p.get_dtype(), Shape{}, Role::peak); })
       .add();

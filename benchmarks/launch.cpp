@@ -21,6 +21,7 @@ class EmptyLaunch final : public BenchmarkCase {
 void register_launch() {
   Family("launch/empty", "an empty one-thread kernel launched back to back: one launch's cost")
       .sampling(Sampling::runs_per_sample(1000))
+      .needs([](const Point&) { return GpuNeeds{}; })  // any GPU; no memory of its own
       .make([](const Point&) { return std::make_unique<EmptyLaunch>(); })
       .add();
 }

@@ -473,6 +473,19 @@ void add_llama_family(const std::string& name, std::vector<DType> dtypes,
       .size([](const Point& p) {
         return double(p.get_int("batch")) * double(p.get_int("prompt") + p.get_int("new"));
       })
+      // LLaMA-7B's weights, its static KV cache (batch x (prompt + new) positions, 2 x layers x
+      // hidden elements each), and LibTorch's own: the H200's reserved peaks (peak_reserved_bytes,
+      // the check not included) were weights + 1.25 x the cache + under 1 GiB at batch 1 to 32,
+      // prompt 128 and 1024; declared as weights + 1.3 x cache + 1 GiB.
+      .needs([tiny](const Point& p) {
+        const LlamaConfig model = tiny ? small_config() : LlamaConfig::llama_7b();
+        const std::uint64_t e = dtype_bytes(p.get_dtype());
+        const std::uint64_t positions = std::uint64_t(p.get_int("batch")) *
+                                        std::uint64_t(p.get_int("prompt") + p.get_int("new"));
+        const std::uint64_t cache = positions * 2 * model.layers * model.hidden * e;
+        return tensor_core_needs(p.get_dtype(),
+                                 model.parameter_count() * e + cache + cache * 3 / 10 + kGiB);
+      })
       .make([tiny](const Point& p) {
         Config c{scalar_type(p.get_dtype()), p.get_bool("mode", "graph"), p.get_int("prompt"),
                  p.get_int("new"),           p.get_int("batch"),          tiny};

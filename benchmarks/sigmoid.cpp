@@ -126,6 +126,14 @@ void register_sigmoid() {
         return s;
       })
       .size([](const Point& p) { return double(p.get_int("n")); })
+      // x and y, and the check's fp64 reference (the copy's check compares y with x).
+      .needs([](const Point& p) {
+        const std::uint64_t n = p.get_int("n");
+        GpuNeeds needs;
+        needs.device_bytes = 2 * n * dtype_bytes(p.get_dtype()) +
+                             (p.get_enum<Variant>("variant") == Variant::copy ? 0 : n * 8);
+        return needs;
+      })
       .make([](const Point& p) {
         return std::make_unique<Sigmoid>(p.get_enum<Variant>("variant"), p.get_dtype(),
                                          std::size_t(p.get_int("n")));

@@ -390,6 +390,15 @@ void register_svd() {
       })
       .sampling(Sampling::runs_per_sample(1))  // every run needs its input restored
       .size([](const Point& p) { return std::pow(double(p.get_int("n")), 3); })
+      // Four n x n operands (the pristine input, A, U, V), cuSOLVER's workspace, and the check's
+      // fp64 products and reference SVD: about n^2 (8 e + 80) bytes for an element of e bytes,
+      // the most the H200's pool held for any algorithm at 512 to 2048 (check included).
+      .needs([](const Point& p) {
+        const std::uint64_t n = p.get_int("n");
+        GpuNeeds needs;
+        needs.device_bytes = n * n * (8 * dtype_bytes(p.get_dtype()) + 80);
+        return needs;
+      })
       .make([](const Point& p) {
         return std::make_unique<Svd>(p.get_enum<SvdAlgo>("algo"), p.get_dtype(),
                                      int(p.get_int("n")));

@@ -335,6 +335,18 @@ void add_transformer_family(const std::string& name, std::vector<std::int64_t> b
       .timer(timer)
       .sampling(Sampling::runs_per_sample(1))
       .size([](const Point& p) { return double(p.get_int("batch")); })
+      // LibTorch's reserved peak on the H200 (peak_reserved_bytes, the check not included) at
+      // batch 32 to 256, sequence 512: per sequence 32 MiB (inference, the module's attention),
+      // 20 MiB (inference, SDPA), 600 MiB (training, the module's: fp32 scores kept for the
+      // backward) and 280 MiB (training, SDPA); and 512 MiB for the model and LibTorch's own. So
+      // training with the module's attention at 256 (150 GiB) is not run on a 141 GB GPU.
+      .needs([](const Point& p) {
+        const bool train = p.get_bool("mode", "train"), sdpa = p.get_string("attention") == "sdpa";
+        const std::uint64_t per_sequence = train ? (sdpa ? 280 : 600) : (sdpa ? 20 : 32);
+        GpuNeeds needs;
+        needs.device_bytes = kGiB / 2 + std::uint64_t(p.get_int("batch")) * per_sequence * kMiB;
+        return needs;
+      })
       .make([cpu_seq](const Point& p) {
         const Attention a =
             p.get_string("attention") == "sdpa" ? Attention::sdpa : Attention::module;

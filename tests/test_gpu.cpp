@@ -14,19 +14,20 @@
 #include "case_lifecycle.h"
 #include "family_check.h"
 #include "fixtures/case/counters.h"
-#include "fixtures/detail/case/registry.h"
 #include "fixtures/check/validate.h"
-#include "fixtures/device/device.h"
-#include "fixtures/device/env.h"
+#include "fixtures/detail/case/registry.h"
 #include "fixtures/detail/device/seed.h"
 #include "fixtures/detail/report/context.h"
 #include "fixtures/detail/report/launched_kernels.h"
 #include "fixtures/detail/run/options.h"
+#include "fixtures/detail/timing/blocking_kernel.h"
+#include "fixtures/detail/timing/sample_timer.h"
+#include "fixtures/device/device.h"
+#include "fixtures/device/env.h"
+#include "fixtures/device/memory_pool.h"
 #include "fixtures/support/status.h"
 #include "fixtures/timing/ceiling.h"
-#include "fixtures/detail/timing/sample_timer.h"
 #include "gpu_test.h"
-#include "fixtures/detail/timing/blocking_kernel.h"
 #include "kernels/empty.h"
 #include "kernels/fill.h"
 #include "kernels/reference.h"
@@ -203,6 +204,27 @@ TEST(Harness, OutOfMemoryIsAnErrorNamingTheBytes) {
   DeviceBuffer fine = env.alloc(1 << 20);  // and the device still works afterwards
   CUBENCH_CUDA(cudaMemsetAsync(fine.get(), 1, 1 << 20, env.stream()));
   CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+}
+
+// --cubench_memory_limit: the pool refuses an allocation that would take the device's use past
+// the limit (as a GPU of that size would), and takes one that stays under it.
+TEST(Harness, PoolRefusesPastTheMemoryLimit) {
+  CUBENCH_REQUIRE_GPU();
+  Env env(0);
+  std::size_t free_bytes = 0, total = 0;
+  CUBENCH_CUDA(cudaMemGetInfo(&free_bytes, &total));
+  struct LimitGuard {
+    ~LimitGuard() { set_device_memory_limit(0); }
+  } guard;
+  set_device_memory_limit(total - free_bytes + (std::uint64_t{64} << 20));
+  try {
+    DeviceBuffer b = env.alloc(std::size_t{128} << 20);
+    FAIL() << "allocated 128 MiB with 64 MiB left under the limit";
+  } catch (const OutOfMemory& e) {
+    EXPECT_NE(std::string(e.what()).find("--cubench_memory_limit"), std::string::npos) << e.what();
+  }
+  DeviceBuffer fits = env.alloc(std::size_t{16} << 20);
+  EXPECT_NE(fits.get(), nullptr);
 }
 
 TEST(Harness, PoolHighWaterAndFragmentation) {

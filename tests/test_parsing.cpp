@@ -93,16 +93,17 @@ TEST(Options, GpuOptionsBeyondTheVisibleGpusNameTheLimit) {
 
 TEST(Options, HelpGivesEachFlagOneLine) {
   const std::string help = options_help();
-  for (const char* flag : {"--cubench_device=N", "--cubench_gpus=N", "--cubench_seed=N",
-                           "--cubench_suite=S", "--cubench_max_noise=P", "--cubench_min_samples=N",
-                           "--cubench_min_time=S", "--cubench_timeout=S", "--cubench_busy_gpu=W",
-                           "--cubench_search_seconds=S", "--cubench_kernels=on"}) {
+  for (const char* flag :
+       {"--cubench_device=N", "--cubench_gpus=N", "--cubench_seed=N", "--cubench_suite=S",
+        "--cubench_max_noise=P", "--cubench_min_samples=N", "--cubench_min_time=S",
+        "--cubench_timeout=S", "--cubench_busy_gpu=W", "--cubench_search_seconds=S",
+        "--cubench_kernels=on", "--cubench_memory_limit=SIZE"}) {
     const auto at = help.find(std::string("\n  ") + flag);
     ASSERT_NE(at, std::string::npos) << flag;
     EXPECT_EQ(help.find(flag, at + 4), std::string::npos) << flag << " listed twice";
   }
-  // A heading, eleven flags and the line on --benchmark_min_time.
-  EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), 13);
+  // A heading, twelve flags and the line on --benchmark_min_time.
+  EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), 14);
 }
 
 // gemm_peak's time box: seconds, positive; a bad value is one line naming the flag.

@@ -15,7 +15,10 @@
 #   torch NAME REPETITIONS MIN_TIME FILTER     tools/torch_reference.py --filter
 #   ctest NAME                          the whole ctest again: NAME.log, its wall time said
 #   adaptive NAME FLAGS...              `cubench FLAGS` as the default run samples (the stopping
-#                                       rule), e.g. --cubench_suite=full --benchmark_filter=...
+#                                       rule), e.g. --cubench_suite=full --benchmark_filter=...,
+#                                       or --cubench_memory_limit=24GiB (the default run as on a
+#                                       24 GB GPU); its wall time said
+# The main build's architectures (configure's line) and cubins land in $OUT/device-code.txt.
 #   processes NAME COUNT FILTER         COUNT processes of each build (this tree's, and with
 #                                       SECOND_TREE that tree's), taking turns, the first of each
 #                                       turn alternating: NAME-this.process-I.json and
@@ -102,6 +105,14 @@ for p in "${pids[@]}"; do
   wait "$p" || { kill "${pids[@]}" 2>/dev/null; wait; exit 1; }
 done
 echo "built in $(now) s"
+# What the main build holds for which GPU: configure's choice of architectures (its one line) and
+# the binary's cubins and PTX as cuobjdump lists them.
+{
+  grep -E "^-- cubench: CUDA architectures" /tmp/configure-main.log
+  cuobjdump=$(command -v cuobjdump || echo "$root/bin/cuobjdump")
+  "$cuobjdump" --list-elf build/cuda-13.0/cubench && "$cuobjdump" --list-ptx build/cuda-13.0/cubench
+} >"$OUT/device-code.txt" 2>&1
+head -1 "$OUT/device-code.txt"
 
 ctest_budget=$(($(left) - ${CTEST_RESERVE:-0}))
 if [ "${SKIP_CTEST:-0}" = 1 ]; then
@@ -193,9 +204,10 @@ run_line() {  # kind name reps min_time filter
       echo "== $name (adaptive) at $(now) s, $budget s left"
       local -a flags  # the line's flags, word by word (read -a: no glob of a filter's '*')
       read -ra flags <<<"$reps $min_time $filter"
+      local run_start; run_start=$(date +%s)
       timeout "$budget" build/cuda-13.0/cubench "${flags[@]}" \
         --benchmark_out="$OUT/$name.json" >"$OUT/$name.txt" 2>"$OUT/$name.stderr.txt"
-      echo "$name exit $?"
+      echo "$name exit $?, wall $(($(date +%s) - run_start)) s"
       tail -"${SHOW:-20}" "$OUT/$name.txt" | cut -c1-170
       return ;;
   esac

@@ -79,6 +79,13 @@ void register_scale() {
       .size_axis("n")
       .sampling(Sampling::launches_only())  // run() only launches: queue it whole
       .size([](const Point& p) { return double(p.get_int("n")); })
+      // What a configuration needs of the GPU, known before set-up: x and y (fp32 runs on every
+      // GPU, so no compute capability). A GPU without the memory leaves the row out, saying so.
+      .needs([](const Point& p) {
+        GpuNeeds needs;
+        needs.device_bytes = 2 * std::uint64_t(p.get_int("n")) * sizeof(float);
+        return needs;
+      })
       .make([](const Point& p) { return std::make_unique<Scale>(std::size_t(p.get_int("n"))); })
       .add();
 }

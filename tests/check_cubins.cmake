@@ -1,0 +1,51 @@
+# The device code a binary carries, read with cuobjdump: machine code (a cubin) for each
+# architecture in REAL, as many cubins for each (every CUDA source is built for every
+# architecture), and PTX for PTX_ARCH where it is set. Fails naming what is missing.
+#   cmake -DCUOBJDUMP=... -DBINARY=... "-DREAL=75;80;..." -DPTX_ARCH=121 -P check_cubins.cmake
+# Where no cuobjdump was found it prints "SKIP: " and why (the test's SKIP_REGULAR_EXPRESSION).
+if(NOT CUOBJDUMP)
+  message("SKIP: no cuobjdump in this toolkit nor beside it (CUDA 13.0's Debian install has none; "
+          "tools/install-deps --all brings 11.8's and 12.4's, which read 13.0's binaries)")
+  return()
+endif()
+if(NOT REAL)
+  message(FATAL_ERROR "no architectures to look for (the build's CMAKE_CUDA_ARCHITECTURES is "
+                      "one cubench does not resolve: ${ARCHITECTURES})")
+endif()
+execute_process(COMMAND "${CUOBJDUMP}" --list-elf "${BINARY}" OUTPUT_VARIABLE elf
+                ERROR_VARIABLE elf_error RESULT_VARIABLE failed)
+if(failed)
+  message(FATAL_ERROR "${CUOBJDUMP} --list-elf ${BINARY} failed: ${elf_error}")
+endif()
+execute_process(COMMAND "${CUOBJDUMP}" --list-ptx "${BINARY}" OUTPUT_VARIABLE ptx
+                ERROR_QUIET)
+string(REGEX MATCHALL "sm_[0-9]+a?\\.cubin" cubins "${elf}")
+set(counts "")
+set(missing "")
+set(first_count "")
+set(uneven "")
+foreach(arch IN LISTS REAL)
+  set(n 0)
+  foreach(cubin IN LISTS cubins)
+    if(cubin STREQUAL "sm_${arch}.cubin")
+      math(EXPR n "${n} + 1")
+    endif()
+  endforeach()
+  list(APPEND counts "sm_${arch}: ${n}")
+  if(n EQUAL 0)
+    list(APPEND missing "sm_${arch} machine code")
+  elseif(first_count STREQUAL "")
+    set(first_count ${n})
+  elseif(NOT n EQUAL first_count)
+    set(uneven "cubins per architecture differ (${counts}): a source built for fewer")
+  endif()
+endforeach()
+if(PTX_ARCH AND NOT ptx MATCHES "sm_${PTX_ARCH}\\.ptx")
+  list(APPEND missing "PTX for ${PTX_ARCH}")
+endif()
+list(JOIN counts ", " said)
+if(missing OR uneven)
+  list(JOIN missing ", " missing)
+  message(FATAL_ERROR "${BINARY} lacks ${missing} ${uneven} (cubins: ${said})")
+endif()
+message("${BINARY}: ${said}; PTX: ${PTX_ARCH}")

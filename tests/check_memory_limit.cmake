@@ -1,0 +1,48 @@
+# --cubench_memory_limit on a real GPU: the GPU behaves as one of that size. Three rows:
+#   gemm/fp16/16384^3 needs about 9.6 GiB, more than the 2.5 GiB limit: not run, said once on
+#     stderr and in the context's not_run, never timed;
+#   gemm/fp16/8192^3 needs 2.4 GiB: under the limit, but the CUDA context already takes some of it,
+#     so at its turn it does not fit: its row says "not run: needs ... free of 2.5 GiB";
+#   launch/empty needs nothing: measured.
+# The run exits 0, with no out-of-memory row.
+set(filter "^(launch/empty|gemm/fp16/(8192/8192/8192|16384/16384/16384))/")
+execute_process(COMMAND "${BINARY}" "--benchmark_filter=${filter}" --cubench_suite=full
+                        --cubench_memory_limit=2.5GiB --cubench_timeout=0.5
+                        "--benchmark_out=${OUT}" --benchmark_out_format=json
+                RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT code EQUAL 0)
+  include("${CMAKE_CURRENT_LIST_DIR}/gpu_skip.cmake")
+  cubench_skip_without_gpu("${out}${err}")
+  message(FATAL_ERROR "exit ${code}:\n${out}\n${err}")
+endif()
+if(NOT err MATCHES "cubench: gemm: 1 configuration not run on [^:]+: they need more device memory than this GPU has \\(2\\.5 GiB under --cubench_memory_limit\\)")
+  message(FATAL_ERROR "stderr does not say the 16384^3 GEMM was not run:\n${err}")
+endif()
+file(READ "${OUT}" json)
+string(JSON not_run GET "${json}" context not_run)
+if(NOT not_run MATCHES "\"family\": \"gemm\".*\"gemm/fp16/16384/16384/16384\"")
+  message(FATAL_ERROR "the context's not_run does not name the 16384^3 GEMM: ${not_run}")
+endif()
+string(JSON count LENGTH "${json}" benchmarks)
+if(NOT count EQUAL 2)
+  message(FATAL_ERROR "expected 2 rows (launch/empty, the 8192^3 GEMM), got ${count}:\n${out}")
+endif()
+set(seen "")
+math(EXPR last "${count} - 1")
+foreach(i RANGE ${last})
+  string(JSON name GET "${json}" benchmarks ${i} name)
+  string(JSON message ERROR_VARIABLE none GET "${json}" benchmarks ${i} error_message)
+  if(name MATCHES "^launch/empty" AND message)
+    message(FATAL_ERROR "${name} was not measured: ${message}")
+  endif()
+  if(name MATCHES "^gemm/fp16/8192")
+    if(NOT message MATCHES "not run: needs 2\\.[0-9] GiB of device memory; [0-9.]+ [GM]iB free of 2\\.5 GiB \\(--cubench_memory_limit\\)")
+      message(FATAL_ERROR "${name}: expected a not-run row at its turn, got '${message}'")
+    endif()
+  endif()
+  if(message MATCHES "out of memory")
+    message(FATAL_ERROR "${name} ran out of memory instead of being left out: ${message}")
+  endif()
+  list(APPEND seen "${name}")
+endforeach()
+message("under a 2.5 GiB limit: ${seen}; not run: ${not_run}")
