@@ -23,6 +23,9 @@
 namespace cubench {
 namespace {
 
+// The check's name (ValidationError::check).
+constexpr const char* kSumCheck = "every rank's result against the sum";
+
 ncclDataType_t nccl_type(DType t) {
   switch (t) {
     case DType::fp32:
@@ -163,10 +166,11 @@ class AllReduce final : public BenchmarkCase {
     CUBENCH_CUDA(cudaSetDevice(env.device()));
     worst = world().max(worst);  // every rank reaches the same verdict, or the others would hang
     if (!(worst <= dtype_tolerance(t_)))
-      throw ValidationError("allreduce " + std::string(dtype_name(t_)) + " " +
-                            std::to_string(bytes_) + " B over " + std::to_string(world_->ranks()) +
-                            " GPU(s): worst |out - sum| / sum|x| = " + std::to_string(worst) +
-                            " exceeds " + std::to_string(dtype_tolerance(t_)));
+      throw ValidationError(
+          "allreduce " + std::string(dtype_name(t_)) + " " + std::to_string(bytes_) + " B over " +
+              std::to_string(world_->ranks()) + " GPU(s): worst |out - sum| / sum|x| = " +
+              std::to_string(worst) + " exceeds " + std::to_string(dtype_tolerance(t_)),
+          kSumCheck);
   }
 
   // One element of the first local GPU's result off by 0.5 (the inputs are in [-1, 1]).
@@ -179,6 +183,7 @@ class AllReduce final : public BenchmarkCase {
     return "element " + std::to_string(count_ / 2) + " of GPU " +
            std::to_string(world_->device(0)) + "'s result off by 0.5";
   }
+  std::string fault_check() const override { return kSumCheck; }
 
   Work work() const override { return {}; }  // bandwidths are nccl-tests' own, below
 

@@ -299,6 +299,7 @@ class Attention final : public BenchmarkCase {
          << checked_ref_[at] << ", 10% of it " << best << " times its bound) made 10% larger";
     return what.str();
   }
+  std::string fault_check() const override { return rows_check(backward_ ? "dQ" : "O"); }
 
   Work work() const override {
     return {forward_flops(x_, causal_) * (backward_ ? 3.5 : 1.0), t_, 0};
@@ -313,6 +314,11 @@ class Attention final : public BenchmarkCase {
   }
 
  private:
+  // The name of the full-size check of O's or dQ's rows (ValidationError::check).
+  static std::string rows_check(const std::string& output) {
+    return "the real size's rows of " + output;
+  }
+
   std::string describe(const Shape& x) const {
     std::ostringstream s;
     s << "attention " << (backward_ ? "fwd_bwd " : "fwd ") << dtype_name(t_)
@@ -322,8 +328,9 @@ class Attention final : public BenchmarkCase {
   }
 
   // Every element of `got` (device, stored as t) within 2u |ref| + allow; keeps the worst ratio.
+  // `check`: the check's name (ValidationError::check).
   void require(Env& env, const std::string& what, DType t, const void* got, const double* ref,
-               const double* allow, std::size_t n) {
+               const double* allow, std::size_t n, const std::string& check) {
     cudaStream_t s = env.stream();
     DeviceBuffer d_result = env.alloc(sizeof(ElementCheck));
     ElementCheck result;
@@ -341,7 +348,7 @@ class Attention final : public BenchmarkCase {
     msg << result.over << " of " << n << " elements beyond their bound (2u |ref| + the error "
         << "model's allowance, docs/attention.md), the worst at " << result.max_ratio
         << " times it; first bad element " << result.first_over;
-    throw ValidationError(msg.str());
+    throw ValidationError(msg.str(), check);
   }
 
   // (1) The case's graphs on b = 2, h = 2, s = 256: every element against the reference.
@@ -363,15 +370,19 @@ class Attention final : public BenchmarkCase {
                              env.stream());
     CUBENCH_CUDA_LAUNCHED();
     const std::string what = describe(x);
-    require(env, what + ": O", t_, small_->o_.get(), o.get(), o_allow.get(), n);
+    require(env, what + ": O", t_, small_->o_.get(), o.get(), o_allow.get(), n,
+            "the small problem's O");
     if (!backward_) return;
     Doubles dk(env, n), dk_allow(env, n), dv(env, n), dv_allow(env, n);
     attention_reference_columns(problem, small_->q_.get(), small_->d_o_.get(), out, dk.get(),
                                 dk_allow.get(), dv.get(), dv_allow.get(), env.stream());
     CUBENCH_CUDA_LAUNCHED();
-    require(env, what + ": dQ", t_, small_->dq_.get(), dq.get(), dq_allow.get(), n);
-    require(env, what + ": dK", t_, small_->dk_.get(), dk.get(), dk_allow.get(), n);
-    require(env, what + ": dV", t_, small_->dv_.get(), dv.get(), dv_allow.get(), n);
+    require(env, what + ": dQ", t_, small_->dq_.get(), dq.get(), dq_allow.get(), n,
+            "the small problem's dQ");
+    require(env, what + ": dK", t_, small_->dk_.get(), dk.get(), dk_allow.get(), n,
+            "the small problem's dK");
+    require(env, what + ": dV", t_, small_->dv_.get(), dv.get(), dv_allow.get(), n,
+            "the small problem's dV");
   }
 
   // The queries whose rows of O (and dQ) the full-size check recomputes, as BSHD row indices.
@@ -402,8 +413,9 @@ class Attention final : public BenchmarkCase {
     CUBENCH_CUDA(cudaStreamSynchronize(s));
     const std::string what = describe(x_);
     if (bad > 0)
-      throw ValidationError(what + ": " + std::to_string(bad) +
-                            " elements of the outputs NaN/inf or never written");
+      throw ValidationError(
+          what + ": " + std::to_string(bad) + " elements of the outputs NaN/inf or never written",
+          "the real size's outputs finite");
 
     checked_rows_ = checked_rows();
     const int count = int(checked_rows_.size());
@@ -425,7 +437,7 @@ class Attention final : public BenchmarkCase {
                             got.get(), s);
       CUBENCH_CUDA_LAUNCHED();
       require(env, what + ": " + name + ", " + std::to_string(count) + " rows", DType::fp64,
-              got.get(), ref.get(), allow.get(), m);
+              got.get(), ref.get(), allow.get(), m, rows_check(name));
     };
     check("O", f.o_, o, o_allow);
     if (backward_) check("dQ", f.dq_, dq, dq_allow);

@@ -203,10 +203,11 @@ class AttentionCase final : public BenchmarkCase {
     if (!result_.out.defined()) result_ = attention_(inputs_);
     for (const auto* t : {&result_.out, &result_.dq, &result_.dk, &result_.dv})
       if (t->defined() && !Attention::finite(*t))
-        throw ValidationError(what + ": NaN/inf in the real size's result");
+        throw ValidationError(what + ": NaN/inf in the real size's result",
+                              "the real size's result finite");
     out_error_ = attention_.rows_error(inputs_, result_.out);
     require_at_most(what + ": O at 16 positions of the real size, relative L2 error", out_error_,
-                    attention_.out_tolerance());
+                    attention_.out_tolerance(), "O at 16 positions of the real size");
 
     // The small problem, whole, O and the gradients.
     const Shape small{2, 384, 4, shape_.d};
@@ -221,7 +222,7 @@ class AttentionCase final : public BenchmarkCase {
     const double small_out = Attention::rel_l2(got.out, want.out);
     out_error_ = std::max(out_error_, small_out);
     require_at_most(what + ": O of the small problem, relative L2 error", small_out,
-                    attention_.out_tolerance());
+                    attention_.out_tolerance(), small_check("O"));
     if (attention_.train()) {
       grad_error_ = 0;
       const char* names[] = {"dQ", "dK", "dV"};
@@ -231,7 +232,7 @@ class AttentionCase final : public BenchmarkCase {
         const double e = Attention::rel_l2(*grads[i][0], *grads[i][1]);
         if (!(e <= grad_error_)) grad_error_ = e;  // NaN included
         require_at_most(what + ": " + names[i] + " of the small problem, relative L2 error", e,
-                        attention_.grad_tolerance());
+                        attention_.grad_tolerance(), small_check(names[i]));
       }
     }
     // The peaks counted are the timed runs', not the check's.
@@ -244,6 +245,7 @@ class AttentionCase final : public BenchmarkCase {
     return attention_.train() ? "dK of the small problem's sequence 0, head 0, negated"
                               : "O of the small problem's sequence 0, head 0, negated";
   }
+  std::string fault_check() const override { return small_check(attention_.train() ? "dK" : "O"); }
 
   Work work() const override {
     double flops = 4.0 * shape_.b * shape_.h * double(shape_.s) * shape_.s * shape_.d;
@@ -265,6 +267,11 @@ class AttentionCase final : public BenchmarkCase {
   }
 
  private:
+  // The name of the small problem's check of one output (ValidationError::check).
+  static std::string small_check(const std::string& output) {
+    return output + " of the small problem";
+  }
+
   Attention attention_;
   Shape shape_;
   bool causal_;

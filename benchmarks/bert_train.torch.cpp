@@ -95,6 +95,11 @@ bool gradient_is_zero(const std::string& name) {
 constexpr double kNoiseGradient = 1e-2;
 constexpr const char* kFaultTensor = "layers.0.output.weight";  // whose gradient is negated
 constexpr const char* kFrozenLayer = "layers.0.";               // whose update is left out
+// The checks' names (ValidationError::check): the loss's, and the per-tensor one of gradients and
+// updates with the gradients' norm (which of its figures a fault trips first varies with the
+// precision's bounds; the planted faults are in the gradients and updates, so it is theirs).
+constexpr const char* kLossCheck = "the loss against an fp32 step's";
+constexpr const char* kStepCheck = "the gradients and updates against an fp32 step's";
 
 class TrainStep {
  public:
@@ -145,6 +150,7 @@ class TrainStep {
     static constexpr Fault kInTurn[] = {Fault::loss_over_every_position, Fault::negated_gradient,
                                         Fault::halved_gradients, Fault::frozen_layer};
     fault_ = kInTurn[faults_planted_++ % 4];
+    planted_ = fault_;
     switch (fault_) {
       case Fault::loss_over_every_position:
         return "the MLM loss averaged over every position instead of the labelled ones";
@@ -157,6 +163,11 @@ class TrainStep {
     }
   }
 
+  // The check that must reject the fault armed last.
+  const char* fault_check() const {
+    return planted_ == Fault::loss_over_every_position ? kLossCheck : kStepCheck;
+  }
+
   void validate() {
     model_->eval();  // dropout off in the checked step and its reference
     try {
@@ -164,7 +175,8 @@ class TrainStep {
         if (check_one_step()) break;
         if (attempt == 24)
           throw ValidationError("the loss scaler skipped 25 steps in a row (scale " +
-                                std::to_string(scaler_.scale_value()) + ")");
+                                    std::to_string(scaler_.scale_value()) + ")",
+                                "the loss scaler's skips");
       }
     } catch (...) {
       model_->train();
@@ -258,10 +270,12 @@ class TrainStep {
                              std::to_string(loss) + " against an fp32 step's " +
                              std::to_string(ref.loss) + " (dropout off in both)";
     loss_error_ = std::fabs(loss - ref.loss) / std::fabs(ref.loss);
-    if (!std::isfinite(loss)) throw ValidationError("the step's loss is not finite: " + what);
+    if (!std::isfinite(loss))
+      throw ValidationError("the step's loss is not finite: " + what, "the loss finite");
     if (!(loss_error_ <= loss_tolerance(c_.precision)))
       throw ValidationError(what + ": off by " + std::to_string(loss_error_) + ", more than " +
-                            std::to_string(loss_tolerance(c_.precision)));
+                                std::to_string(loss_tolerance(c_.precision)),
+                            kLossCheck);
     if (scaler_.skipped_steps() > skipped) return false;
     torch::NoGradGuard no_grad;
     const CheckBounds bound = check_bounds(c_.precision);
@@ -325,7 +339,7 @@ class TrainStep {
       fail("the gradients' norm is " + std::to_string(grad_norm_ratio_) +
            " x the reference's (within " + std::to_string(bound.min_grad_norm_ratio) +
            " and its inverse)");
-    if (!failure.empty()) throw ValidationError(failure + "; " + what);
+    if (!failure.empty()) throw ValidationError(failure + "; " + what, kStepCheck);
     return true;
   }
 
@@ -335,6 +349,7 @@ class TrainStep {
   DeviceLossScaler scaler_;  // amp_fp16's; its state is read on the host only by the check
   torch::Tensor input_ids_, token_types_, labels_;
   Fault fault_ = Fault::none;
+  Fault planted_ = Fault::none;  // the fault armed last
   int faults_planted_ = 0;
   double loss_error_ = 0, grad_norm_ratio_ = 1;
   CheckBounds worst_{1, 1, 1, 1};  // the checked step's worst figures (min_update_ratio: furthest)
@@ -350,6 +365,7 @@ class BertTrain final : public BenchmarkCase {
   }
 
   std::string plant_fault(Env&) override { return step_->arm_fault(); }
+  std::string fault_check() const override { return step_->fault_check(); }
 
   void run(Env&) override {
     auto guard = place_.use();

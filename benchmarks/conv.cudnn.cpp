@@ -75,6 +75,8 @@ namespace fe = cudnn_frontend;
 
 constexpr std::int64_t kBatch = 256;
 constexpr int kCandidates = 8;
+// Every layer's check, by name (ValidationError::check): what a planted fault must meet.
+constexpr const char* kOutputCheck = "the output against an fp64 convolution";
 
 struct Layer {
   const char* name;
@@ -260,7 +262,7 @@ class LayerConv {
                                      bound.norm / bound.abs_sum, stream));
     const ElementCheck checked =
         require_elements_within(describe(), env, t_, output().get(), ref.as<double>(),
-                                abs_sum.as<double>(), n, bound.rel, bound.abs_sum);
+                                abs_sum.as<double>(), n, bound.rel, bound.abs_sum, kOutputCheck);
     return checked.max_ratio;
   }
 
@@ -469,6 +471,7 @@ class Conv final : public BenchmarkCase {
   }
 
   std::string plant_fault(Env& env) override { return layers_.front()->plant_fault(env); }
+  std::string fault_check() const override { return kOutputCheck; }
 
   Work work() const override {
     double flops = 0;

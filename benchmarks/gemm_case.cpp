@@ -17,6 +17,9 @@ namespace {
 
 constexpr std::size_t kWorkspaceBytes = 32u << 20;  // cuBLAS's recommendation for Hopper
 
+// The name of the one check (check_every_element), which every planted fault must meet.
+constexpr const char* kElementCheck = "C against an fp64 product";
+
 LtTypes lt_types(DType t) {
   switch (t) {
     case DType::fp32:
@@ -116,6 +119,8 @@ std::string Gemm::plant_fault(Env& env) {
          (large_k ? " doubled" : " made 10% larger");
 }
 
+std::string Gemm::fault_check() const { return kElementCheck; }
+
 // Every element of C against C = A^T B in fp64 (cuBLAS's DGEMM on the same stored inputs,
 // converted exactly), within gemm_bound() of it.
 void Gemm::check_every_element(Env& env) {
@@ -151,7 +156,7 @@ void Gemm::check_every_element(Env& env) {
   const GemmBound bound = gemm_bound(t_, s_.k);
   const ElementCheck checked =
       require_elements_within(describe(), env, types_.out, c_.get(), ref.as<double>(),
-                              scale.as<double>(), c_elems, bound.rel, bound.scale);
+                              scale.as<double>(), c_elems, bound.rel, bound.scale, kElementCheck);
   max_error_ratio_ = checked.max_ratio;
   rel_error_ = checked.sum_sq_ref > 0 ? std::sqrt(checked.sum_sq_error / checked.sum_sq_ref) : 0;
 }

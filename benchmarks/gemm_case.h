@@ -57,6 +57,7 @@ class Gemm final : public BenchmarkCase {
   void run(Env& env) override { matmul(env.stream(), algo_); }
   void validate(Env& env) override { check_every_element(env); }
   std::string plant_fault(Env& env) override;
+  std::string fault_check() const override;
   Work work() const override;
   std::string label() const override;
   std::map<std::string, double> counters(double) const override;

@@ -62,6 +62,10 @@ double cache_tolerance(torch::Dtype dtype) {
 
 LlamaConfig small_config() { return {2, 256, 4, 688, 1000}; }
 
+// The checks the planted faults must meet, by name (ValidationError::check).
+constexpr const char* kFirstTokensCheck = "the first tokens against an fp32 copy";
+constexpr const char* kCacheCheck = "the KV cache against a full forward";
+
 // The generated tokens set against the fp32 reference without the cache: the first sequence's
 // first kCheckedTokens (the prefill's and the decode steps' after it).
 constexpr int64_t kCheckedTokens = 4;
@@ -186,8 +190,12 @@ class LlamaDecode final : public BenchmarkCase {
     if (c_.graph) capture(env);
   }
 
-  // The last generation's step times are read here, before the sample, not in the timed run.
-  void prepare(Env&) override { clock_->collect(); }
+  // The last generation's step times are read here, before the sample, not in the timed run. A
+  // fault planted by the checks' own test is spent here: the next run and check are clean again.
+  void prepare(Env& env) override {
+    clock_->collect();
+    if (planted_) spend_fault(env);
+  }
 
   void run(Env&) override {
     auto guard = place_.use();
@@ -215,6 +223,7 @@ class LlamaDecode final : public BenchmarkCase {
     auto guard = place_.use();
     std::optional<torch_compat::SdpaOnly> attention;
     restrict_attention(attention);
+    planted_ = true;
     if (faults_planted_++ % 2 == 0) {
       model_->scale_head_output(0, 0, kHeadFaultFactor);
       if (c_.graph) capture(env);
@@ -226,6 +235,11 @@ class LlamaDecode final : public BenchmarkCase {
     generate(c_.graph);
     fault_ = true;  // the cache check's small model writes its cache one position late
     return "the small model's KV cache written one position late (the cache check's model)";
+  }
+  // The first fault (faults_planted_ odd after it) is the first-tokens check's, the second the
+  // cache check's.
+  std::string fault_check() const override {
+    return faults_planted_ % 2 == 1 ? kFirstTokensCheck : kCacheCheck;
   }
 
   Work work() const override { return {}; }
@@ -332,12 +346,26 @@ class LlamaDecode final : public BenchmarkCase {
 #endif
   }
 
+  // The planted faults undone: the head's output as it was (a graph captured anew), the small
+  // model's cache written in place.
+  void spend_fault(Env& env) {
+    auto guard = place_.use();
+    std::optional<torch_compat::SdpaOnly> attention;
+    restrict_attention(attention);
+    model_->scale_head_output(0, 0, 1);
+    fault_ = false;
+    planted_ = false;
+    if (c_.graph) capture(env);
+  }
+
   void check_parameter_count() const {
     const int64_t counted = model_->parameter_count();
     const int64_t want = c_.tiny ? small_config().parameter_count() : kLlama7bParameters;
     if (counted != want)
       throw ValidationError("the model has " + std::to_string(counted) +
-                            " parameters; the reference architecture has " + std::to_string(want));
+                                " parameters; the reference architecture has " +
+                                std::to_string(want),
+                            "the parameter count");
   }
 
   // The small model's cached logits (a prefill of 8 tokens, then 4 decode steps) against a full
@@ -359,14 +387,15 @@ class LlamaDecode final : public BenchmarkCase {
                     .narrow(1, prompt - 1, steps + 1);
     auto got = torch::cat(cached, 1);
     if (!torch::isfinite(got).all().item<bool>())
-      throw ValidationError("the cached logits are not all finite");
+      throw ValidationError("the cached logits are not all finite", "the cached logits finite");
     cache_error_ = relative_l2(got, full);
     if (!(cache_error_ <= cache_tolerance(c_.dtype)))
       throw ValidationError(
           "the logits through the KV cache differ from a full forward without "
           "it (small configuration): relative L2 error " +
-          std::to_string(cache_error_) + " (bound " + std::to_string(cache_tolerance(c_.dtype)) +
-          ")");
+              std::to_string(cache_error_) + " (bound " +
+              std::to_string(cache_tolerance(c_.dtype)) + ")",
+          kCacheCheck);
   }
 
   // The generation before the check (the first call's, or the planted fault's): its first
@@ -399,10 +428,11 @@ class LlamaDecode final : public BenchmarkCase {
       if (!(gap <= tie_tolerance_std(c_.dtype)))
         throw ValidationError(
             "generated token " + std::to_string(j + 1) + " (" + std::to_string(got) +
-            ") is not what an fp32 copy of the weights without the KV cache picks there (" +
-            std::to_string(top) + "): " + std::to_string(gap) +
-            " standard deviations of its logits below it (a tie within " +
-            std::to_string(tie_tolerance_std(c_.dtype)) + " passes)");
+                ") is not what an fp32 copy of the weights without the KV cache picks there (" +
+                std::to_string(top) + "): " + std::to_string(gap) +
+                " standard deviations of its logits below it (a tie within " +
+                std::to_string(tie_tolerance_std(c_.dtype)) + " passes)",
+            kFirstTokensCheck);
     }
   }
 
@@ -412,7 +442,8 @@ class LlamaDecode final : public BenchmarkCase {
     generate(c_.graph);
     if (!torch::equal(first, tokens_))
       throw ValidationError(std::string("greedy generation gave other tokens the second time") +
-                            (c_.graph ? " (the CUDA graph's replay against eager steps)" : ""));
+                                (c_.graph ? " (the CUDA graph's replay against eager steps)" : ""),
+                            "greedy tokens repeat");
   }
 
   Config c_;
@@ -423,6 +454,7 @@ class LlamaDecode final : public BenchmarkCase {
   torch::Tensor tokens_, prompt_positions_, position_;
   double cache_error_ = 0, token_gap_std_ = 0;
   bool fault_ = false;
+  bool planted_ = false;  // a planted fault not yet spent (prepare)
   int faults_planted_ = 0;
 #if CUBENCH_TORCH_CUDA
   std::unique_ptr<at::cuda::CUDAGraph> graph_;

@@ -41,6 +41,8 @@ namespace {
 constexpr int64_t kResolution = 224, kClasses = 1000;
 // fp32's float64 reference runs on this many images of the batch.
 constexpr int64_t kFloat64Images = 2;
+// The check a planted fault (the fc weight negated) must meet, by name (ValidationError::check).
+constexpr const char* kLogitsCheck = "the logits against a reference forward";
 
 enum class Precision { fp32, tf32, fp16, bf16 };
 
@@ -159,6 +161,7 @@ class ResNetInfer final : public BenchmarkCase {
     fault_armed_ = true;
     return "the fc weight negated for the forward under test";
   }
+  std::string fault_check() const override { return kLogitsCheck; }
 
   Work work() const override {
     return {resnet50_forward_flops(kResolution, kClasses) * double(c_.batch), std::nullopt, 0};
@@ -189,16 +192,17 @@ class ResNetInfer final : public BenchmarkCase {
     torch::Tensor got = logits_under_test();
     const torch::Tensor bias = model_->fc->bias.detach().to(torch::kDouble);
     if (!torch::isfinite(got).all().item<bool>())
-      throw ValidationError("the logits are not all finite");
+      throw ValidationError("the logits are not all finite", "the logits finite");
     if (c_.precision == Precision::fp32) got = got.narrow(0, 0, reference.size(0));
     logits_error_ = relative_l2(got.to(torch::kDouble) - bias, reference.to(torch::kDouble) - bias);
     if (!(logits_error_ <= logits_tolerance(c_.precision)))
-      throw ValidationError(std::string("logits (less the fc bias) against ") +
-                            (c_.precision == Precision::fp32 ? "a float64" : "an fp32 (TF32 off)") +
-                            " forward of the same weights: relative L2 error " +
-                            std::to_string(logits_error_) + " (bound " +
-                            std::to_string(logits_tolerance(c_.precision)) + " for " +
-                            precision_name(c_.precision) + ")");
+      throw ValidationError(
+          std::string("logits (less the fc bias) against ") +
+              (c_.precision == Precision::fp32 ? "a float64" : "an fp32 (TF32 off)") +
+              " forward of the same weights: relative L2 error " + std::to_string(logits_error_) +
+              " (bound " + std::to_string(logits_tolerance(c_.precision)) + " for " +
+              precision_name(c_.precision) + ")",
+          kLogitsCheck);
   }
 
   torch::Tensor forward() {
@@ -268,8 +272,9 @@ class ResNetInfer final : public BenchmarkCase {
     if (fault_armed_) model_->fc->weight.neg_();
     if (c_.graph && !(graph_error_ <= graph_tolerance(c_.precision)))
       throw ValidationError("the graph's replay gave other logits than an eager forward: " +
-                            std::string("relative L2 error ") + std::to_string(graph_error_) +
-                            " (bound " + std::to_string(graph_tolerance(c_.precision)) + ")");
+                                std::string("relative L2 error ") + std::to_string(graph_error_) +
+                                " (bound " + std::to_string(graph_tolerance(c_.precision)) + ")",
+                            "the graph's replay against an eager forward");
     return got;
   }
 

@@ -42,6 +42,11 @@ namespace {
 // fixtures/libraries/torch/train_precision.h's, shared with the other training families.
 using Precision = TrainPrecision;
 
+// The checks' names (ValidationError::check): every layer's applied gradient against the fp32
+// reference's (what a planted fault, a negated gradient, must meet), and a skipped step's.
+constexpr const char* kGradientCheck = "each layer's applied gradient against an fp32 step's";
+constexpr const char* kSkipCheck = "a skipped step left everything as it was";
+
 // Relative agreement between the step's loss and an fp32 forward on the same batch.
 double loss_tolerance(Precision p) {
   return p == Precision::fp32 ? 1e-3 : p == Precision::tf32 ? 1e-2 : 5e-2;
@@ -155,7 +160,8 @@ class TrainStep {
       if (check_one_step(run_step)) return;
       if (attempt == 24)
         throw ValidationError("the loss scaler skipped 25 steps in a row (scale " +
-                              std::to_string(scaler_.scale_value()) + ")");
+                                  std::to_string(scaler_.scale_value()) + ")",
+                              "the loss scaler's skips");
     }
   }
 
@@ -252,22 +258,27 @@ class TrainStep {
     const double loss = run_step().item<double>();
     const std::string what = "loss " + std::to_string(loss) + " against an fp32 forward's " +
                              std::to_string(reference_loss);
-    if (!std::isfinite(loss)) throw ValidationError("the step's loss is not finite: " + what);
+    if (!std::isfinite(loss))
+      throw ValidationError("the step's loss is not finite: " + what, "the loss finite");
     if (std::fabs(loss - reference_loss) > loss_tolerance(c_.precision) * std::fabs(reference_loss))
-      throw ValidationError(what + ": off by more than " +
-                            std::to_string(loss_tolerance(c_.precision)));
+      throw ValidationError(
+          what + ": off by more than " + std::to_string(loss_tolerance(c_.precision)),
+          "the loss against an fp32 forward's");
     torch::NoGradGuard no_grad;
     if (scaler_.skipped_steps() > skipped) {  // amp_fp16 found inf/NaN: nothing may have moved
       for (std::size_t i = 0; i < params.size(); ++i)
         if (!torch::equal(params[i], before[i]))
-          throw ValidationError("the loss scaler skipped the step, but parameter " +
-                                std::to_string(i) + " changed");
+          throw ValidationError(
+              "the loss scaler skipped the step, but parameter " + std::to_string(i) + " changed",
+              kSkipCheck);
       const auto& momentum = optimizer_.momentum_buffers();
       for (std::size_t i = 0; i < momentum.size() && i < momentum_before.size(); ++i)
         if (!torch::equal(momentum[i], momentum_before[i]))
-          throw ValidationError("the loss scaler skipped the step, but a momentum buffer changed");
+          throw ValidationError("the loss scaler skipped the step, but a momentum buffer changed",
+                                kSkipCheck);
       if (scaler_.scale_value() != scale * 0.5)
-        throw ValidationError("the loss scaler skipped the step without halving its scale");
+        throw ValidationError("the loss scaler skipped the step without halving its scale",
+                              kSkipCheck);
       return false;
     }
     // The gradient each parameter's update applied: p1 = p0 - lr (momentum buf0 + g), or
@@ -278,7 +289,8 @@ class TrainStep {
     double worst_excess = 0;
     for (std::size_t i = 0; i < params.size(); ++i) {
       if (params[i].grad().defined() && !torch::isfinite(params[i].grad()).all().item<bool>())
-        throw ValidationError("parameter " + std::to_string(i) + "'s gradient is not finite");
+        throw ValidationError("parameter " + std::to_string(i) + "'s gradient is not finite",
+                              "the gradients finite");
       auto applied = (before[i].to(torch::kDouble) - params[i].to(torch::kDouble)) / lr;
       if (i < momentum_before.size() && momentum_before[i].defined())
         applied -= momentum * momentum_before[i].to(torch::kDouble);
@@ -296,11 +308,13 @@ class TrainStep {
     }
     if (!(worst_excess <= 1)) {
       const double bound = step_tolerance(c_.precision, params[worst].dim() == 1);
-      throw ValidationError("parameter " + std::to_string(worst) + " (" + shape_of(params[worst]) +
-                            ")'s update applied a gradient off from the fp32 reference's by " +
-                            std::to_string(worst_excess * bound) + " (relative L2; bound " +
-                            std::to_string(bound) + " for " + train_precision_name(c_.precision) +
-                            (params[worst].dim() == 1 ? ", one-dimensional" : "") + "); " + what);
+      throw ValidationError(
+          "parameter " + std::to_string(worst) + " (" + shape_of(params[worst]) +
+              ")'s update applied a gradient off from the fp32 reference's by " +
+              std::to_string(worst_excess * bound) + " (relative L2; bound " +
+              std::to_string(bound) + " for " + train_precision_name(c_.precision) +
+              (params[worst].dim() == 1 ? ", one-dimensional" : "") + "); " + what,
+          kGradientCheck);
     }
     return true;
   }
@@ -342,6 +356,7 @@ class ResNetTrain final : public BenchmarkCase {
     if (graph_) capture(env, 1);
     return what;
   }
+  std::string fault_check() const override { return kGradientCheck; }
 
   void run(Env&) override {
     auto guard = place_.use();

@@ -28,6 +28,10 @@ const char* variant_name(Variant v) {
 
 enum class Cache { cold, hot };  // the L2 flushed before each sample, or left warm
 
+// The checks' names (ValidationError::check): the copy's, and the kernels'.
+constexpr const char* kCopyCheck = "the copy against its source";
+constexpr const char* kElementCheck = "y against sigmoid in double";
+
 class Sigmoid final : public BenchmarkCase {
  public:
   Sigmoid(Variant v, DType t, std::size_t n) : v_(v), t_(t), n_(n) {}
@@ -60,15 +64,16 @@ class Sigmoid final : public BenchmarkCase {
       CUBENCH_CUDA(cudaMemcpyAsync(y.data(), y_.get(), y.size(), cudaMemcpyDeviceToHost, s));
       CUBENCH_CUDA(cudaStreamSynchronize(s));
       if (std::memcmp(x.data(), y.data(), x.size()) != 0)
-        throw ValidationError(describe() + ": the copy differs from its source");
+        throw ValidationError(describe() + ": the copy differs from its source", kCopyCheck);
       return;
     }
     // Every element against sigmoid in double of the same stored input, on the device.
     DeviceBuffer ref = env.alloc(n_ * sizeof(double));
     sigmoid_reference(t_, x_.get(), ref.as<double>(), n_, s);
     CUBENCH_CUDA_LAUNCHED();
-    const ElementCheck checked = require_elements_within(
-        describe(), env, t_, y_.get(), ref.as<double>(), nullptr, n_, dtype_tolerance(t_), 0);
+    const ElementCheck checked =
+        require_elements_within(describe(), env, t_, y_.get(), ref.as<double>(), nullptr, n_,
+                                dtype_tolerance(t_), 0, kElementCheck);
     max_rel_error_ = checked.max_ratio * dtype_tolerance(t_);
   }
 
@@ -77,6 +82,9 @@ class Sigmoid final : public BenchmarkCase {
     perturb_element(t_, y_.get(), n_ / 2 + 1, 1.05, v_ == Variant::copy ? 0.25 : 0, env.stream());
     CUBENCH_CUDA_LAUNCHED();
     return "y[" + std::to_string(n_ / 2 + 1) + "] made 5% larger";
+  }
+  std::string fault_check() const override {
+    return v_ == Variant::copy ? kCopyCheck : kElementCheck;
   }
 
   std::map<std::string, double> counters(double) const override {

@@ -34,6 +34,9 @@ namespace {
 
 enum class SvdAlgo { gesvd, gesvdj, gesvdp };
 
+// The check a planted fault (every singular value 5% larger) must meet (ValidationError::check).
+constexpr const char* kSigmaCheck = "singular values against fp64 gesvd's";
+
 const char* algo_name(SvdAlgo a) {
   switch (a) {
     case SvdAlgo::gesvd:
@@ -168,7 +171,8 @@ class Svd final : public BenchmarkCase {
     CUBENCH_CUDA(cudaStreamSynchronize(s));
     if (info != 0)
       throw ValidationError(describe() + ": cuSOLVER info = " + std::to_string(info) +
-                            (info > 0 ? " (did not converge)" : " (bad parameter)"));
+                                (info > 0 ? " (did not converge)" : " (bad parameter)"),
+                            "cuSOLVER's info");
     measure_accuracy(env);
     try {
       check_accuracy();
@@ -177,8 +181,9 @@ class Svd final : public BenchmarkCase {
       // unwritten or unsorted output, a miss of another size) stays a wrong result.
       if (algo_ == SvdAlgo::gesvdp && t_ == DType::fp32 && gesvdp_fp32_miss())
         throw KnownInaccuracy(std::string(e.what()) +
-                              " [cuSOLVER's gesvdp in fp32 misses this bound for many inputs: "
-                              "docs/results/h200/svd-accuracy.md]");
+                                  " [cuSOLVER's gesvdp in fp32 misses this bound for many inputs: "
+                                  "docs/results/h200/svd-accuracy.md]",
+                              e.check());
       throw;
     }
   }
@@ -196,6 +201,7 @@ class Svd final : public BenchmarkCase {
     }
     return "every singular value made 5% larger (their order kept)";
   }
+  std::string fault_check() const override { return kSigmaCheck; }
 
   // gesvdp fp32's documented miss (docs/results/h200/svd-accuracy.md, 15 failing seeds of 24 at
   // n = 1024-4096): orthonormal factors and a reconstruction error of 1.19 sqrt(n) each time, the
@@ -211,11 +217,14 @@ class Svd final : public BenchmarkCase {
     const std::string what = describe() + " (" + accuracy_summary() + ")";
     const double tol = tolerance();
     if (!sorted_nonnegative_)
-      throw ValidationError(what + ": singular values not sorted descending and non-negative");
-    require_at_most(what + ": singular values' error max|s - s_ref| / s_ref_max", sigma_error_,
-                    tol);
-    require_at_most(what + ": reconstruction error ||A - U S V^T|| / ||A||", recon_error_, tol);
-    require_at_most(what + ": orthogonality error ||Q^T Q - I|| / sqrt(n)", ortho_error_, tol);
+      throw ValidationError(what + ": singular values not sorted descending and non-negative",
+                            "singular values' order");
+    require_at_most(what + ": singular values' error max|s - s_ref| / s_ref_max", sigma_error_, tol,
+                    kSigmaCheck);
+    require_at_most(what + ": reconstruction error ||A - U S V^T|| / ||A||", recon_error_, tol,
+                    "reconstruction");
+    require_at_most(what + ": orthogonality error ||Q^T Q - I|| / sqrt(n)", ortho_error_, tol,
+                    "orthogonality");
   }
 
   Work work() const override { return {}; }  // no agreed FLOP count for iterative SVDs

@@ -25,6 +25,10 @@ const char* op_name(Op op) {
   return op == Op::gemm ? "gemm" : op == Op::sigmoid ? "sigmoid" : "svd";
 }
 
+// Each operation's check that a planted fault must meet, by name (ValidationError::check).
+constexpr const char* kCheck[] = {"every element against the float64 product",
+                                  "sigmoid against float64's", "singular values against float64's"};
+
 // The operation on tensors of one device; shared by the CPU and GPU cases.
 class TorchOp {
  public:
@@ -62,16 +66,18 @@ class TorchOp {
       auto got = out_.to(torch::kDouble);
       auto ratio = (got - want).abs() / (bound.rel * want.abs() + bound.scale * scale);
       if (!torch::isfinite(got).all().item<bool>())
-        throw ValidationError(what + ": NaN/inf in the product");
+        throw ValidationError(what + ": NaN/inf in the product", "the product finite");
       const double worst = ratio.max().item<double>();
       if (!(worst <= 1))
         throw ValidationError(what + ": an element is " + std::to_string(worst) +
-                              " times its bound from the float64 product");
+                                  " times its bound from the float64 product",
+                              kCheck[int(Op::gemm)]);
     } else if (op_ == Op::sigmoid) {
       auto want = torch::sigmoid(a_.to(torch::kDouble));
       double err = ((out_.to(torch::kDouble) - want).abs() / want.abs()).max().item<double>();
       if (!(err <= dtype_tolerance(t_)))
-        throw ValidationError(what + ": max relative error " + std::to_string(err));
+        throw ValidationError(what + ": max relative error " + std::to_string(err),
+                              kCheck[int(Op::sigmoid)]);
     } else {
       auto [u, s, vh] = svd_;
       auto a = a_.to(torch::kDouble);
@@ -79,19 +85,22 @@ class TorchOp {
       auto recon = torch::mm(ud * sd.unsqueeze(0), vd);
       auto eye = torch::eye(n_, a.options());
       const double root_n = std::sqrt(double(n_));
+      // The singular values first, as svd/ checks them: a fault in them alone (the planted one)
+      // is theirs to catch, whatever the reconstruction's bound in the dtype.
       const double errors[] = {
+          ((sd - torch::linalg_svdvals(a)).abs().max() / sd.max()).item<double>(),
           ((a - recon).norm() / a.norm()).item<double>(),
           (torch::mm(ud.t(), ud) - eye).norm().item<double>() / root_n,
-          (torch::mm(vd, vd.t()) - eye).norm().item<double>() / root_n,
-          ((sd - torch::linalg_svdvals(a)).abs().max() / sd.max()).item<double>()};
-      const char* names[] = {"reconstruction", "orthogonality of U", "orthogonality of V",
-                             "singular values against float64's"};
+          (torch::mm(vd, vd.t()) - eye).norm().item<double>() / root_n};
+      const char* names[] = {kCheck[int(Op::svd)], "reconstruction", "orthogonality of U",
+                             "orthogonality of V"};
       double eps = t_ == DType::fp64 ? std::numeric_limits<double>::epsilon()
                                      : std::numeric_limits<float>::epsilon();
       for (int i = 0; i < 4; ++i)
         if (!(errors[i] <= 30 * n_ * eps))
           throw ValidationError(what + ": " + names[i] + " error " + std::to_string(errors[i]) +
-                                " exceeds " + std::to_string(30 * n_ * eps));
+                                    " exceeds " + std::to_string(30 * n_ * eps),
+                                names[i]);
     }
   }
 
@@ -103,6 +112,8 @@ class TorchOp {
            : op_ == Op::sigmoid ? "output element n/2 5% off"
                                 : "the middle singular value 1% off";
   }
+  // The check that must reject the armed fault (ValidationError::check).
+  const char* fault_check() const { return kCheck[int(op_)]; }
 
   Work work() const {
     if (op_ == Op::gemm) return {model::gemm_flops(n_, n_, n_), t_, 0};
@@ -147,6 +158,7 @@ class TorchOpCase final : public BenchmarkCase {
     impl_->validate();
   }
   std::string plant_fault(Env&) override { return impl_->arm_fault(); }
+  std::string fault_check() const override { return impl_->fault_check(); }
   Work work() const override { return impl_->work(); }
   std::string label() const override {
     return "LibTorch " + torch_compat::version() + place_.where();

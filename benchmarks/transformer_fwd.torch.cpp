@@ -58,6 +58,9 @@ constexpr int64_t kModel = 512, kHeads = 8, kLayers = 6, kFeedForward = 2048;
 constexpr double kForwardTolerance = 1e-4, kGradientTolerance = 1e-2;
 // The parameter whose gradient the planted fault negates.
 constexpr const char* kFaultParameter = "decoder.layers.0.linear1.weight";
+// The checks' names (ValidationError::check): the forward's, and train mode's of the gradients.
+constexpr const char* kOutputCheck = "the output against a float64 copy";
+constexpr const char* kGradientCheck = "the gradients against a float64 copy's";
 
 enum class Attention { module, sdpa };
 const char* attention_name(Attention a) { return a == Attention::module ? "module" : "sdpa"; }
@@ -147,8 +150,9 @@ struct TransformerRun {
     forward_error_ = ((got64 - want.detach()).norm() / want.detach().norm()).item<double>();
     if (!(forward_error_ <= kForwardTolerance))
       throw ValidationError("transformer output differs from a float64 copy: relative L2 error " +
-                            std::to_string(forward_error_) + " (tolerance " +
-                            std::to_string(kForwardTolerance) + ")");
+                                std::to_string(forward_error_) + " (tolerance " +
+                                std::to_string(kForwardTolerance) + ")",
+                            kOutputCheck);
     if (train_) check_gradients(got, want, *reference, fault);
   }
 
@@ -238,8 +242,9 @@ struct TransformerRun {
                 (ref > 0 ? ")" : " x the largest gradient's norm)");
     }
     if (!failure.empty())
-      throw ValidationError("transformer backward (dropout off) differs from a float64 copy's: " +
-                            failure);
+      throw ValidationError(
+          "transformer backward (dropout off) differs from a float64 copy's: " + failure,
+          kGradientCheck);
   }
 };
 
@@ -275,6 +280,7 @@ class Transformer final : public BenchmarkCase {
     auto guard = place_.use();  // its forward on the case's stream, as run()'s
     return run_->plant_fault();
   }
+  std::string fault_check() const override { return train_ ? kGradientCheck : kOutputCheck; }
 
   Work work() const override { return {}; }
 

@@ -1,8 +1,9 @@
 #pragma once
 // A case's life as the runner leads it, for tests that drive one by hand: find a registered case,
-// set it up and run it once, plant its fault and require its check to reject it. One place, so
-// every test drives a case the same way the runner does (prepare before each run, the stream
-// drained before the host reads) and reports a planted fault the same way.
+// set it up and run it once, plant its fault and require the check it names to reject it (its check
+// having accepted the result without the fault). One place, so every test drives a case the same
+// way the runner does (prepare before each run, the stream drained before the host reads) and
+// judges a planted fault the same way.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -39,40 +40,87 @@ inline void set_up_run_and_check(BenchmarkCase& c, Env& env) {
   c.validate(env);
 }
 
-// What a planted fault came to: its words ("" when the case plants none) and whether the check
-// rejected it, with the rejection's words.
+// What a planted fault came to.
 struct PlantedFault {
-  std::string fault;
-  bool caught = false;
-  std::string rejection;
+  std::string fault;        // its words ("" when the case plants none)
+  std::string check;        // the check that must reject it, as the case names it (fault_check)
+  bool caught = false;      // rejected by that check
+  std::string rejected_by;  // the check that rejected it, as its ValidationError names it
+  std::string rejection;    // the rejection's words
+  std::string failure;      // why this is no catch: "" when caught, or when no fault was planted
 };
 
-// Plants the case's fault in its last result and runs its check, which must reject it with a
-// ValidationError (containing `caught_by` where given); an accepted fault, one excused as a known
-// inaccuracy, or a rejection in other words is a test failure. Prints "[ CAUGHT ] label: ...".
-inline PlantedFault plant_fault_and_check(BenchmarkCase& c, Env& env, const std::string& label,
-                                          const std::string& caught_by = "") {
+// A check as a message names it.
+inline std::string describe_check(const std::string& check) {
+  return check.empty() ? std::string("a check that gives no name") : "the check \"" + check + "\"";
+}
+
+// The judgement of a planted fault, apart from Google Test (so a test can inspect it): the case's
+// check must accept its last result as it stands; then, with the case's fault planted in it, it
+// must throw a ValidationError from the check the case names for it (fault_check), in words that
+// contain `caught_by` where given. Anything else is a failure, said in `failure`: the result
+// without a fault rejected (by which check, in its words), the fault accepted, excused as a known
+// inaccuracy, rejected by another check (or one that gives no name), or met by another exception.
+// An exception other than a ValidationError from the first check propagates, as set-up's do (a
+// configuration not supported here is the caller's to judge).
+inline PlantedFault judge_planted_fault(BenchmarkCase& c, Env& env,
+                                        const std::string& caught_by = "") {
   PlantedFault out;
-  out.fault = c.plant_fault(env);
-  if (out.fault.empty()) return out;
   try {
     c.validate(env);
-    ADD_FAILURE() << "the check accepted a planted fault: " << out.fault;
+  } catch (const ValidationError& e) {
+    out.rejected_by = e.check();
+    out.rejection = e.what();
+    out.failure = "the result without a fault was rejected, by " + describe_check(e.check()) +
+                  ": " + out.rejection;
+    return out;
+  }
+  out.fault = c.plant_fault(env);
+  if (out.fault.empty()) return out;
+  out.check = c.fault_check();
+  try {
+    c.validate(env);
+    out.failure = "the check accepted a planted fault: " + out.fault;
   } catch (const KnownInaccuracy& e) {
     // Excused as a library's documented miss: not a catch of the fault (gesvdp fp32's miss has a
     // signature the planted faults do not share).
-    ADD_FAILURE() << "a planted fault passed for a known inaccuracy: " << out.fault << " -> "
-                  << e.what();
-  } catch (const ValidationError& e) {
+    out.rejected_by = e.check();
     out.rejection = e.what();
-    out.caught = caught_by.empty() || out.rejection.find(caught_by) != std::string::npos;
-    if (!out.caught)
-      ADD_FAILURE() << "the fault (" << out.fault << ") was rejected, but not by the check that "
-                    << "says \"" << caught_by << "\": " << out.rejection;
-    std::cout << "[ CAUGHT ] " << label << ": " << out.fault << " -> "
-              << out.rejection.substr(0, 200) << "\n";
+    out.failure =
+        "a planted fault passed for a known inaccuracy: " + out.fault + " -> " + out.rejection;
+  } catch (const ValidationError& e) {
+    out.rejected_by = e.check();
+    out.rejection = e.what();
+    if (out.check.empty())
+      out.failure =
+          "the case names no check that must catch its fault (fault_check): " + out.fault +
+          " was rejected by " + describe_check(e.check()) + ": " + out.rejection;
+    else if (e.check() != out.check)
+      out.failure = "the fault (" + out.fault + ") was rejected by " + describe_check(e.check()) +
+                    ", not by " + describe_check(out.check) +
+                    ", which must catch it: " + out.rejection;
+    else if (!caught_by.empty() && out.rejection.find(caught_by) == std::string::npos)
+      out.failure = "the fault (" + out.fault + ") was rejected by " + describe_check(e.check()) +
+                    ", but not in words that say \"" + caught_by + "\": " + out.rejection;
+    else
+      out.caught = true;
+  } catch (const std::exception& e) {
+    out.failure = "the check of a planted fault (" + out.fault +
+                  ") threw something other than a ValidationError: " + e.what();
   }
   if (env.has_gpu()) CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+  return out;
+}
+
+// judge_planted_fault as a test: its failure is a test failure; a catch prints
+// "[ CAUGHT ] label: <fault> -> <check>: <rejection>".
+inline PlantedFault plant_fault_and_check(BenchmarkCase& c, Env& env, const std::string& label,
+                                          const std::string& caught_by = "") {
+  PlantedFault out = judge_planted_fault(c, env, caught_by);
+  if (!out.failure.empty()) ADD_FAILURE() << label << ": " << out.failure;
+  if (out.caught)
+    std::cout << "[ CAUGHT ] " << label << ": " << out.fault << " -> " << out.check << ": "
+              << out.rejection.substr(0, 200) << "\n";
   return out;
 }
 

@@ -1,6 +1,6 @@
 # CUBENCH_GPU_TESTS=required turns a GPU test's skip into a failure, for Google Test's tests
-# (gpu_test.h) and the scripts' (gpu_skip.cmake); unset, they skip; another value is refused. The
-# GPU is hidden (CUDA_VISIBLE_DEVICES=-1), so this runs alike with and without one.
+# (gpu_test.h, family_check.h) and the scripts' (gpu_skip.cmake); unset, they skip; another value
+# is refused. The GPU is hidden (CUDA_VISIBLE_DEVICES=-1), so this runs alike with and without one.
 set(hidden ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES=-1)
 function(expect what code_wanted regex)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -21,6 +21,34 @@ expect("Google Test, unset" 0 "\\[ SKIPPED \\] Kernels.FillIsRandomInRangeAndFre
        ${hidden} --unset=CUBENCH_GPU_TESTS ${gtest})
 expect("Google Test, a bad value" fail "CUBENCH_GPU_TESTS takes required or auto, got 'yes'"
        ${hidden} CUBENCH_GPU_TESTS=yes ${gtest})
+
+# A family's check test likewise (family_check.h).
+set(family ${GPU_TESTS} --gtest_filter=Check/EveryGpuFamily.AcceptsARunAndRejectsAPlantedFault/sigmoid)
+expect("a family's check, required" fail "CUBENCH_GPU_TESTS=required, but no usable CUDA GPU: "
+       ${hidden} CUBENCH_GPU_TESTS=required ${family})
+expect("a family's check, unset" 0
+       "\\[ SKIPPED \\] Check/EveryGpuFamily.AcceptsARunAndRejectsAPlantedFault/sigmoid"
+       ${hidden} --unset=CUBENCH_GPU_TESTS ${family})
+
+# The coverage test needs no GPU. Where this build left GPU families out (the context's not_built:
+# a library missing, LibTorch CPU only) it skips naming them, and under required fails in the same
+# words instead of letting those families vanish; a build with every family passes it either way.
+set(coverage ${GPU_TESTS} --gtest_filter=Contract.EveryGpuFamilyHasACheckTest)
+set(left_out "this build left out the GPU families of these libraries: ")
+execute_process(COMMAND ${hidden} --unset=CUBENCH_GPU_TESTS ${coverage}
+                OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if("${out}${err}" MATCHES "${left_out}")
+  expect("coverage, unset, families left out" 0
+         "${left_out}.*\\[ SKIPPED \\] Contract.EveryGpuFamilyHasACheckTest"
+         ${hidden} --unset=CUBENCH_GPU_TESTS ${coverage})
+  expect("coverage, required, families left out" fail "CUBENCH_GPU_TESTS=required, but ${left_out}"
+         ${hidden} CUBENCH_GPU_TESTS=required ${coverage})
+else()
+  expect("coverage, unset, every family built" 0 "\\[ PASSED \\] 1 test"
+         ${hidden} --unset=CUBENCH_GPU_TESTS ${coverage})
+  expect("coverage, required, every family built" 0 "\\[ PASSED \\] 1 test"
+         ${hidden} CUBENCH_GPU_TESTS=required ${coverage})
+endif()
 
 set(script ${CMAKE_COMMAND} -DBINARY=${BINARY} -DOUT=${OUT} -P ${CMAKE_CURRENT_LIST_DIR}/check_gpu_run.cmake)
 expect("script, required" fail "CUBENCH_GPU_TESTS=required, but the binary found no GPU to use: "

@@ -1,11 +1,13 @@
 #pragma once
 // Each family's check, one test per family, at the smallest size of each of its variants: set-up,
 // a run and its validation must pass on the inputs a default run draws (the same seed), every
-// counter it reports must be declared, and the same check must reject the result with a fault
-// planted in it (BenchmarkCase::plant_fault: one element 10% off, every singular value 5%
-// larger...). One test per family, so ctest times each and runs them side by side; the families
-// come from the registry, so a new family gets its test with no edit here (and
-// Contract.EveryFamilyHasA CheckTest fails if one slips out).
+// counter it reports must be declared, and then, with a fault planted in that same result
+// (BenchmarkCase::plant_fault: one element 10% off, every singular value 5% larger...), the check
+// the case names for the fault (BenchmarkCase::fault_check) must reject it: a rejection by another
+// check is a failure, not a catch. One test per family, so ctest times each and runs them side by
+// side; the families come from the registry, so a new family gets its test with no edit here (and
+// Contract.EveryFamilyHasA CheckTest fails if one slips out). Under CUBENCH_GPU_TESTS=required a
+// test that would skip fails instead (gpu_test.h).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -19,10 +21,12 @@
 #include "case_lifecycle.h"
 #include "fixtures/case/counters.h"
 #include "fixtures/detail/case/registry.h"
-#include "fixtures/device/env.h"
 #include "fixtures/detail/device/seed.h"
 #include "fixtures/detail/run/options.h"
+#include "fixtures/device/env.h"
 #include "fixtures/support/status.h"
+#include "gpu_test.h"
+#include "not_built.h"
 #include "smallest_cases.h"
 
 namespace cubench {
@@ -78,11 +82,13 @@ inline int check_family_at_its_smallest_sizes(const std::string& family, bool on
     const std::uint64_t seed = case_seed(spec->name, Options{}.seed);
     std::unique_ptr<Env> env = on_gpu ? std::make_unique<Env>(0, seed) : Env::host_only(seed);
     auto work = spec->make();
+    // Set-up and one run as the runner makes them; then the check must accept that result, and
+    // reject it with the case's fault planted, by the check the case names (case_lifecycle.h).
+    PlantedFault planted;
     try {
-      set_up_run_and_check(*work, *env);
-      if (on_gpu) CUBENCH_CUDA(cudaStreamSynchronize(env->stream()));
-      for (const auto& counter : work->counters(1.0))
-        EXPECT_NE(find_counter(counter.first), nullptr) << counter.first << " is not declared";
+      work->setup(*env);
+      run_once(*work, *env);
+      planted = plant_fault_and_check(*work, *env, spec->name);
     } catch (const NotSupported& e) {
       // The library has nothing for this configuration on this GPU: a reported row. Not on the
       // Hopper GPUs cubench is measured on, where every family's every variant runs: there it
@@ -99,11 +105,12 @@ inline int check_family_at_its_smallest_sizes(const std::string& family, bool on
       if (what.find("needs compute capability") != std::string::npos)
         std::cout << "[ REPORTED ] " << what << "\n";
       else
-        ADD_FAILURE() << "unplanted run rejected: " << what;
+        ADD_FAILURE() << "set-up, run or check failed: " << what;
       continue;
     }
-    run_once(*work, *env);
-    const PlantedFault planted = plant_fault_and_check(*work, *env, spec->name);
+    for (const auto& counter : work->counters(1.0))
+      EXPECT_NE(find_counter(counter.first), nullptr) << counter.first << " is not declared";
+    if (!planted.failure.empty()) continue;  // a failure already (plant_fault_and_check)
     if (planted.fault.empty()) {
       if (family_has_no_result(family))
         std::cout << "[ NO FAULT ] " << spec->name << "\n";
@@ -120,14 +127,13 @@ inline int check_family_at_its_smallest_sizes(const std::string& family, bool on
 }
 
 // The test body: the family's check, and at least one variant checked both ways, unless the
-// family has no result to check (launch/empty) or every variant is a stated limitation of this
-// GPU (fp8 before Ada), which is a skip, not a pass.
+// family has no result to check (launch/empty). Where every variant is a stated limitation of this
+// GPU (fp8 before Ada) the test skips, saying so; under CUBENCH_GPU_TESTS=required that skip is a
+// failure too, as a missing GPU's is: a required run where a family was never checked is not green.
 inline void expect_family_checked(const std::string& family, bool on_gpu) {
   const int checked = check_family_at_its_smallest_sizes(family, on_gpu);
   if (checked > 0 || family_has_no_result(family) || testing::Test::HasFailure()) return;
-  // A stated limitation of this GPU or library, not a missing GPU: a skip even where GPU tests are
-  // required (the variants said why above).
-  GTEST_SKIP() << "no variant of " << family << " could be checked on this GPU (see above)";
+  CUBENCH_GPU_SKIP("no variant of " + family + " could be checked on this GPU (see above)");
 }
 
 // A family's test name from its parameter (INSTANTIATE_TEST_SUITE_P's name generator).
@@ -158,12 +164,29 @@ inline std::set<std::string> instantiated_family_tests(const std::string& suite)
 // `min_families` of them.
 inline void expect_a_check_test_per_family(const std::string& suite, bool on_gpu,
                                            std::size_t min_families) {
-  if (variants_narrowed()) GTEST_SKIP() << "CUBENCH_TEST_VARIANTS narrows the families";
+  if (variants_narrowed()) CUBENCH_GPU_SKIP("CUBENCH_TEST_VARIANTS narrows the families");
   std::set<std::string> families;
   for (const Spec& s : registered_cases())
     if (s.needs_gpu() == on_gpu) families.insert(family_test_name(s.family));
   EXPECT_EQ(instantiated_family_tests(suite), families);
   EXPECT_GE(families.size(), min_families);
+}
+
+// The libraries this build left GPU families out for, as the run context's not_built says them
+// (generated/not_built.h: {"torch": "LibTorch 1.13.0 here is CPU only: ..."}); "" when none. Those
+// families have no test to fail: the coverage test says so instead.
+inline std::string libraries_not_built() {
+  const std::string json = CUBENCH_NOT_BUILT_JSON;
+  return json == "{}" ? std::string() : json;
+}
+
+// The GPU coverage test's last word: a family this build left out (a library missing, LibTorch
+// CPU only) is a skip saying which and why, and under CUBENCH_GPU_TESTS=required a failure, so a
+// required run never reads green with families that were never checked.
+inline void expect_every_gpu_family_built() {
+  const std::string missing = libraries_not_built();
+  if (!missing.empty())
+    CUBENCH_GPU_SKIP("this build left out the GPU families of these libraries: " + missing);
 }
 
 }  // namespace cubench

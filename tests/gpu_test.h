@@ -2,7 +2,9 @@
 // GPU tests skip, saying why, on a machine without a GPU, run for real where there is one, and
 // fail where a driver is loaded but CUDA cannot use it (a driver too old for this runtime must
 // not pass as "no GPU"). CUBENCH_GPU_TESTS=required (the GPU machine's runs) turns every such
-// skip into a failure, so a run where no GPU test ran cannot read green.
+// skip into a failure, so a run where no GPU test ran cannot read green. A GPU test skips only
+// through CUBENCH_GPU_SKIP, whatever the reason (no GPU, a family this GPU cannot check, a family
+// this build left out: family_check.h), so none stays a skip where GPU tests are required.
 #include <gtest/gtest.h>
 
 #include <cstdlib>

@@ -409,12 +409,15 @@ INSTANTIATE_TEST_SUITE_P(Check, EveryGpuFamily, testing::ValuesIn(families_with_
                          FamilyTestName());
 
 // A family with a GPU case cannot slip out of the checks above: each has its test. No GPU needed.
+// Nor can one whose library this build left out (LibTorch CPU only, no cuDNN): that is a skip
+// naming the libraries, and under CUBENCH_GPU_TESTS=required a failure.
 TEST(Contract, EveryGpuFamilyHasACheckTest) {
   // gemm, gemm_autotune, gemm_decode, svd, sigmoid, launch... in 30 variants and more
   expect_a_check_test_per_family("Check/EveryGpuFamily", /*on_gpu=*/true, 6);
   if (!variants_narrowed()) {
     EXPECT_GE(smallest_of_each_variant(/*on_gpu=*/true).size(), 30u);
   }
+  expect_every_gpu_family_built();
 }
 
 }  // namespace
