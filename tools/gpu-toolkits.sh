@@ -14,6 +14,10 @@
 #   PEAK=1 also gemm_peak bf16 and fp8 (--cubench_suite=full, SEARCH seconds) into
 #   cuda-<t>.peak-I.json; with AA=1 a second 13.0 process as well, cuda-13.0-aa.process-I.json,
 #   for the A/A beside the comparison (the same binary against itself, by the same protocol).
+#   FULL_FILTER=<regex>: also the full suite's rows it selects (every start-up stage under each
+#   CUDA_MODULE_LOADING: '^startup/cuda/'), into cuda-<t>.full-I.json; leave them out of FILTER.
+#   FLAGS: more cubench flags for every process (the sampling of a time-boxed verdict, e.g.
+#   --cubench_timeout=2).
 #   Merge and compare here afterwards:
 #     tools/merge-processes cuda-11.8.json cuda-11.8.process-*.json  (each toolkit), then
 #     tools/compare --table cuda-11.8.json cuda-12.4.json cuda-13.0.json
@@ -86,7 +90,13 @@ n=${#order[@]}
 for ((j = 0; j < n; ++j)); do
   t=${order[$(( (j + i - 1) % n ))]}
   bin=$(binary "${t%-aa}") || continue
-  run "cuda-$t.process-$i" "$bin" --benchmark_filter="$FILTER" --cubench_kernels=on
+  # shellcheck disable=SC2086  # FLAGS is a list of flags
+  run "cuda-$t.process-$i" "$bin" --benchmark_filter="$FILTER" --cubench_kernels=on ${FLAGS:-}
+  if [ -n "${FULL_FILTER:-}" ]; then
+    # shellcheck disable=SC2086
+    run "cuda-$t.full-$i" "$bin" --benchmark_filter="$FULL_FILTER" --cubench_suite=full \
+      --cubench_kernels=on ${FLAGS:-}
+  fi
   if [ "${PEAK:-0}" = 1 ] && [ "$t" = "${t%-aa}" ]; then
     run "cuda-$t.peak-$i" "$bin" --benchmark_filter='^gemm_peak/(bf16|fp8)/' \
       --cubench_suite=full --cubench_search_seconds="$SEARCH" --cubench_kernels=on

@@ -11,6 +11,7 @@ namespace cubench {
 namespace {
 
 constexpr float kA = 0.5f;
+constexpr const char* kElementCheck = "every element against a * x";  // the check's name
 
 class Scale final : public BenchmarkCase {
  public:
@@ -41,7 +42,7 @@ class Scale final : public BenchmarkCase {
     for (std::size_t i = 0; i < n_; ++i) ref[i] = double(kA) * x[i];
     const ErrorStats e = compare(got, ref);
     max_rel_error_ = e.max_rel;
-    require_within("scale", e, Norm::max_relative, dtype_tolerance(DType::fp32));
+    require_within("scale", e, Norm::max_relative, dtype_tolerance(DType::fp32), kElementCheck);
   }
 
   // For the checks' own test (Check/EveryGpuFamily.AcceptsARunAndRejectsAPlantedFault): corrupt
@@ -53,6 +54,9 @@ class Scale final : public BenchmarkCase {
     CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
     return "element n/2 set to 12345";
   }
+  // The check that must reject it, by the name validate() gives it: a rejection by another check
+  // is not a catch.
+  std::string fault_check() const override { return kElementCheck; }
 
   // The work model: the runner turns it into GBps and % of the copy ceiling.
   Work work() const override { return {0, std::nullopt, 2.0 * n_ * sizeof(float)}; }
