@@ -124,11 +124,16 @@ def parse_args(argv):
                           ("min_effect", DEFAULT_MIN_EFFECT)):
         if getattr(args, dest) is None:
             setattr(args, dest, default)
+    check_significance_options(args)
+    return args
+
+
+def check_significance_options(args):
+    """--alpha and --min-effect, as every tool that judges a change with compare's rule takes them."""
     if not 0 < args.alpha < 1:
         raise InputError(f"--alpha wants a significance level between 0 and 1, got {args.alpha}")
     if not 0 <= args.min_effect < math.inf:
         raise InputError(f"--min-effect wants a relative change of 0 or more, got {args.min_effect}")
-    return args
 
 
 def check_mode_options(args):

@@ -100,10 +100,7 @@ def parse_args(argv):
                           ("min_effect", compare.DEFAULT_MIN_EFFECT)):
         if getattr(args, dest) is None:
             setattr(args, dest, default)
-    if not 0 < args.alpha < 1:
-        raise InputError(f"--alpha wants a significance level between 0 and 1, got {args.alpha}")
-    if not 0 <= args.min_effect < math.inf:
-        raise InputError(f"--min-effect wants a relative change of 0 or more, got {args.min_effect}")
+    compare.check_significance_options(args)
     if len(args.files) < 2:
         raise InputError("needs two result files or more, one per build (the base first), "
                          f"got {len(args.files)}")

@@ -66,10 +66,7 @@ def parse_args(argv):
                    help=f"smallest relative change called a change (default {compare.DEFAULT_MIN_EFFECT})")
     args = p.parse_args(argv)
     args.no_utest = False  # compare.verdict's option: the U test always runs here
-    if not 0 < args.alpha < 1:
-        raise InputError(f"--alpha wants a significance level between 0 and 1, got {args.alpha}")
-    if not 0 <= args.min_effect < math.inf:
-        raise InputError(f"--min-effect wants a relative change of 0 or more, got {args.min_effect}")
+    compare.check_significance_options(args)
     return args
 
 
