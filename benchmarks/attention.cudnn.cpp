@@ -497,7 +497,9 @@ void register_attention() {
       .needs([](const Point& p) {
         const std::uint64_t t = std::uint64_t{kTokens} * kWidth * dtype_bytes(p.get_dtype());
         const bool backward = p.get_string("pass") == "fwd_bwd";
-        return tensor_core_needs(p.get_dtype(), (backward ? 10 : 4) * t + 32 * kMiB);
+        // cuDNN's fused flash attention runs on 8.0 and newer, in fp16 as in bf16.
+        return tensor_core_needs(p.get_dtype(), (backward ? 10 : 4) * t + 32 * kMiB) +
+               GpuNeeds{80, "cuDNN's fused attention", 0};
       })
       .make([](const Point& p) {
         return std::make_unique<Attention>(p.get_string("pass") == "fwd_bwd", p.get_dtype(),

@@ -426,16 +426,15 @@ class ResNetTrain final : public BenchmarkCase {
 
 // res and batch step together: 224 with batch 64, 128, 256; 32 (CIFAR-10) with 256.
 // A ResNet-50 step's device memory, from LibTorch's reserved peak on the H200
-// (peak_reserved_bytes of the timed step, the check not included), eager and graph, both
-// layouts: per image at 224 x 224 up to 110 MiB in fp32 and tf32, 58 MiB with autocast, scaling
-// with the pixels; and a base that holds cuDNN's benchmark-mode workspaces, which in fp32 and tf32
-// reached 7.6 GiB even at 32 x 32 (8 GiB; 1 GiB with autocast).
-std::uint64_t resnet_step_bytes(TrainPrecision precision, std::int64_t res, std::int64_t batch) {
-  const bool amp = precision == TrainPrecision::amp_bf16 || precision == TrainPrecision::amp_fp16;
+// (peak_reserved_bytes of the timed step), eager and graph, both layouts: per image at 224 x 224
+// up to 110 MiB in fp32 and tf32 (58 MiB with autocast), scaling with the pixels; and a base that
+// holds cuDNN's benchmark-mode workspaces, which in fp32 and tf32 reached 7.6 GiB even at 32 x 32
+// (8 GiB). Every precision's check runs an fp32 step of the same batch, so the fp32 figures are
+// every precision's.
+std::uint64_t resnet_step_bytes(TrainPrecision, std::int64_t res, std::int64_t batch) {
   const double pixels = double(res) * double(res) / (224.0 * 224.0);
-  const double per_image_mib = (amp ? 58.0 : 110.0) * pixels;
-  return static_cast<std::uint64_t>(double(batch) * per_image_mib * double(kMiB)) +
-         (amp ? 1 : 8) * kGiB;
+  const double per_image_mib = 110.0 * pixels;
+  return static_cast<std::uint64_t>(double(batch) * per_image_mib * double(kMiB)) + 8 * kGiB;
 }
 
 void add_resnet_family(const std::string& name, std::vector<std::string> precisions,

@@ -203,13 +203,14 @@ void add_op_family(const std::string& prefix, Op op, std::vector<DType> dtypes,
       .timer(timer)
       .sampling(Sampling::runs_per_sample(op == Op::svd ? 1 : 0))
       .size([](const Point& p) { return double(p.get_int("n")); })
-      // The operands and the check's fp64 copies, as our own gemm, sigmoid and svd families
-      // count them (gemm: A, B, C and three fp64 n x n; sigmoid: x, y and an fp64 reference; svd:
-      // our svd family's n^2 (8 e + 80)), and 256 MiB for LibTorch's own and cuBLAS's workspace.
+      // The operands and what the check holds at once (TorchOp::check: fp64 copies and the
+      // temporaries of one expression): gemm A, B, C and eight fp64 n x n; sigmoid x, y and seven
+      // fp64 n-vectors; svd our svd family's n^2 (8 e + 80); and 256 MiB for LibTorch's own and
+      // cuBLAS's workspace.
       .needs([op](const Point& p) {
         const std::uint64_t n = p.get_int("n"), e = dtype_bytes(p.get_dtype());
-        const std::uint64_t operands = op == Op::gemm      ? n * n * (3 * e + 24)
-                                       : op == Op::sigmoid ? n * (2 * e + 8)
+        const std::uint64_t operands = op == Op::gemm      ? n * n * (3 * e + 64)
+                                       : op == Op::sigmoid ? n * (2 * e + 56)
                                                            : n * n * (8 * e + 80);
         return tensor_core_needs(op == Op::gemm ? p.get_dtype() : DType::fp32,
                                  operands + 256 * kMiB);

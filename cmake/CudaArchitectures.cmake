@@ -1,8 +1,9 @@
 # Which GPU architectures the build makes code for, chosen before project() enables CUDA (whose
 # own default is one architecture, the compiler's, and whose code then fails on every other GPU):
 # - -DCMAKE_CUDA_ARCHITECTURES (or the CUDAARCHS variable) given: that, as given;
-# - a GPU that configure sees (nvidia-smi lists one): `native`, code for that GPU alone, the
-#   fastest build for the machine that runs it;
+# - a GPU that configure sees (nvidia-smi lists one) and that this nvcc can build for (7.5 up, and
+#   in its --list-gpu-arch): `native`, code for that GPU alone, the fastest build for the machine
+#   that runs it (a GPU newer than the toolkit, or one older than 7.5, gets the list below);
 # - else: every architecture from 7.5 up that the toolkit's nvcc lists (--list-gpu-arch), as
 #   machine code, and the newest also as PTX, which the driver compiles for a GPU newer than the
 #   toolkit. 7.5 (Turing) is the oldest cubench supports; CUDA 13 lists nothing older.
@@ -36,17 +37,30 @@ endfunction()
 #   <prefix>_PTX (the number PTX is expected for, or "") and <prefix>_WHY (the words).
 function(cubench_choose_cuda_architectures nvcc_listing gpus prefix)
   string(STRIP "${gpus}" gpus)
+  cubench_architectures_listed_by_nvcc("${nvcc_listing}" numbers)
+  set(not_native "")
   if(gpus)
     string(REGEX REPLACE ", *([0-9.]+)" " (compute capability \\1)" seen "${gpus}")
     string(REPLACE "\n" ", " seen "${seen}")
-    set(${prefix}_ARCHITECTURES native PARENT_SCOPE)
-    set(${prefix}_REAL "" PARENT_SCOPE)
-    set(${prefix}_PTX "" PARENT_SCOPE)
-    set(${prefix}_WHY "configure sees ${seen} (nvidia-smi): code for that GPU alone"
-        PARENT_SCOPE)
-    return()
+    # native only where this nvcc can build for every GPU seen: else its code would not run there.
+    string(REGEX MATCHALL ", *[0-9]+\\.[0-9]+" caps "${gpus}")
+    foreach(cap IN LISTS caps)
+      string(REGEX REPLACE "[^0-9]" "" number "${cap}")
+      list(FIND numbers "${number}" at)  # (not IN_LIST: script mode runs without its policy)
+      if(at EQUAL -1)
+        list(JOIN numbers " " listed)
+        set(not_native "configure sees ${seen}, which this nvcc cannot build for (it lists \
+${listed}), so ")
+      endif()
+    endforeach()
+    if(NOT not_native)
+      set(${prefix}_ARCHITECTURES native PARENT_SCOPE)
+      set(${prefix}_REAL "" PARENT_SCOPE)
+      set(${prefix}_PTX "" PARENT_SCOPE)
+      set(${prefix}_WHY "configure sees ${seen} (nvidia-smi): code for that GPU alone" PARENT_SCOPE)
+      return()
+    endif()
   endif()
-  cubench_architectures_listed_by_nvcc("${nvcc_listing}" numbers)
   if(NOT numbers)
     set(${prefix}_ARCHITECTURES "" PARENT_SCOPE)
     set(${prefix}_WHY "nvcc --list-gpu-arch names no architecture from 7.5 up" PARENT_SCOPE)
@@ -64,8 +78,12 @@ function(cubench_choose_cuda_architectures nvcc_listing gpus prefix)
   set(${prefix}_ARCHITECTURES "${architectures}" PARENT_SCOPE)
   set(${prefix}_REAL "${numbers}" PARENT_SCOPE)
   set(${prefix}_PTX "${newest}" PARENT_SCOPE)
-  set(${prefix}_WHY "no GPU seen here (nvidia-smi), so every architecture from 7.5 up that \
-this nvcc lists, and PTX for ${newest}, which a newer GPU runs" PARENT_SCOPE)
+  if(not_native)
+    set(why "${not_native}every architecture from 7.5 up that it lists")
+  else()
+    set(why "no GPU seen here (nvidia-smi), so every architecture from 7.5 up that this nvcc lists")
+  endif()
+  set(${prefix}_WHY "${why}, and PTX for ${newest}, which a newer GPU runs" PARENT_SCOPE)
 endfunction()
 
 # Sets CMAKE_CUDA_ARCHITECTURES (a normal variable, unless the user gave it) and
@@ -105,14 +123,11 @@ macro(cubench_set_cuda_architectures nvcc)
         set(_cubench_gpus "")
       endif()
     endif()
-    set(_cubench_listing "")
-    if(NOT _cubench_gpus)
-      execute_process(COMMAND "${nvcc}" --list-gpu-arch OUTPUT_VARIABLE _cubench_listing
-                      ERROR_VARIABLE _cubench_listing_error RESULT_VARIABLE _cubench_nvcc_failed)
-      if(_cubench_nvcc_failed)
-        message(FATAL_ERROR "cubench: `${nvcc} --list-gpu-arch` failed (${_cubench_listing_error}); "
-                            "name the architectures with -DCMAKE_CUDA_ARCHITECTURES")
-      endif()
+    execute_process(COMMAND "${nvcc}" --list-gpu-arch OUTPUT_VARIABLE _cubench_listing
+                    ERROR_VARIABLE _cubench_listing_error RESULT_VARIABLE _cubench_nvcc_failed)
+    if(_cubench_nvcc_failed)
+      message(FATAL_ERROR "cubench: `${nvcc} --list-gpu-arch` failed (${_cubench_listing_error}); "
+                          "name the architectures with -DCMAKE_CUDA_ARCHITECTURES")
     endif()
     cubench_choose_cuda_architectures("${_cubench_listing}" "${_cubench_gpus}" _cubench_chosen)
     if(NOT _cubench_chosen_ARCHITECTURES)
@@ -138,6 +153,11 @@ macro(cubench_say_cuda_architectures)
     list(REMOVE_DUPLICATES CUBENCH_CUDA_REAL_ARCHITECTURES)
     list(JOIN CUBENCH_CUDA_REAL_ARCHITECTURES " " _cubench_native)
     set(CUBENCH_CUDA_ARCHITECTURES_WHY "${CUBENCH_CUDA_ARCHITECTURES_WHY} (${_cubench_native})")
+  endif()
+  # What the run context says (build_info.h): native's resolved architectures too.
+  set(CUBENCH_CUDA_ARCHITECTURES_BUILT "${CMAKE_CUDA_ARCHITECTURES}")
+  if(CMAKE_CUDA_ARCHITECTURES STREQUAL "native" AND CUBENCH_CUDA_REAL_ARCHITECTURES)
+    set(CUBENCH_CUDA_ARCHITECTURES_BUILT "native (${_cubench_native})")
   endif()
   message(STATUS "cubench: CUDA architectures ${CMAKE_CUDA_ARCHITECTURES}: "
                  "${CUBENCH_CUDA_ARCHITECTURES_WHY}; -DCMAKE_CUDA_ARCHITECTURES=... overrides")

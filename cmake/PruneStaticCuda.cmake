@@ -5,7 +5,12 @@
 function(cubench_prune_static_cuda)
   find_program(CUBENCH_NVPRUNE nvprune HINTS "${CUDAToolkit_BIN_DIR}" REQUIRED)
   set(gencode "")
-  foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+  # The architectures as numbers (native's as CMake detected them): nvprune takes no "native".
+  set(architectures "${CUBENCH_CUDA_REAL_ARCHITECTURES}")
+  if(NOT architectures)
+    set(architectures "${CMAKE_CUDA_ARCHITECTURES}")
+  endif()
+  foreach(arch IN LISTS architectures)
     string(REGEX REPLACE "[-].*" "" arch "${arch}")
     list(APPEND gencode -gencode arch=compute_${arch},code=sm_${arch})
   endforeach()

@@ -35,6 +35,19 @@ expect("a GPU seen" "${c_ARCHITECTURES}" "native")
 if(NOT c_WHY MATCHES "RTX 4090 \\(compute capability 8.9\\)")
   set(failures "${failures}\n  native's reason does not name the GPU: ${c_WHY}")
 endif()
+# A GPU this nvcc cannot build for: 12.4 and a Blackwell card, 13.0 and a V100. Not native (its
+# code would not run there): the list, saying why.
+cubench_choose_cuda_architectures("${nvcc_124}" "NVIDIA GeForce RTX 5090, 12.0\n" c)
+expect("12.4 with a GPU it cannot build for" "${c_ARCHITECTURES}"
+       "75-real;80-real;86-real;87-real;89-real;90")
+if(NOT c_WHY MATCHES "RTX 5090 \\(compute capability 12.0\\), which this nvcc cannot build for")
+  set(failures "${failures}\n  the list's reason does not say why not native: ${c_WHY}")
+endif()
+cubench_choose_cuda_architectures("${nvcc_130}" "Tesla V100-SXM2-16GB, 7.0\n" c)
+expect("13.0 with a V100" "${c_ARCHITECTURES}"
+       "75-real;80-real;86-real;87-real;88-real;89-real;90-real;100-real;103-real;110-real;120-real;121")
+cubench_choose_cuda_architectures("${nvcc_124}" "NVIDIA H200, 9.0\nNVIDIA H100 PCIe, 9.0\n" c)
+expect("two GPUs it can build for" "${c_ARCHITECTURES}" "native")
 cubench_choose_cuda_architectures("compute_52\ncompute_70\n" "" c)
 expect("a toolkit with nothing from 7.5 up" "${c_ARCHITECTURES}" "")
 

@@ -180,6 +180,11 @@ TEST(GpuFit, ASuiteFamilyOnTheGpuMustDeclareItsNeeds) {
   Family declared("gpu_fit_test/declared", "", "benchmarks/declared.cpp");
   declared.needs([](const Point&) { return GpuNeeds{}; }).make(nothing());
   EXPECT_NO_THROW(declared.add());
+  // A test family in a checkout that happens to stand under a folder named benchmarks: not the
+  // suite's (only the file's own folder counts).
+  Family elsewhere("gpu_fit_test/elsewhere", "", "/home/u/benchmarks/cubench/tests/elsewhere.cpp");
+  elsewhere.make(nothing());
+  EXPECT_NO_THROW(elsewhere.add());
   // On the host it needs nothing of a GPU.
   Family host("gpu_fit_test/host", "", "benchmarks/host.cpp");
   host.timer(Timer::host_clock).make(nothing());

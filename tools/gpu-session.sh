@@ -18,7 +18,6 @@
 #                                       rule), e.g. --cubench_suite=full --benchmark_filter=...,
 #                                       or --cubench_memory_limit=24GiB (the default run as on a
 #                                       24 GB GPU); its wall time said
-# The main build's architectures (configure's line) and cubins land in $OUT/device-code.txt.
 #   processes NAME COUNT FILTER         COUNT processes of each build (this tree's, and with
 #                                       SECOND_TREE that tree's), taking turns, the first of each
 #                                       turn alternating: NAME-this.process-I.json and
@@ -26,7 +25,8 @@
 #                                       turn, default 1): an A/A across a change, merged and
 #                                       compared afterwards with tools/merge-processes and
 #                                       tools/compare --table
-# ('#' starts a comment). DEADLINE: seconds from the start (default 590); a run gets what is left,
+# ('#' starts a comment). The main build's architectures (configure's line) and its cubins land
+# in $OUT/device-code.txt. DEADLINE: seconds from the start (default 590); a run gets what is left,
 # and one cut short keeps its finished rows (cubench closes its JSON on SIGTERM, marked
 # "interrupted"): the plan's order says what matters most.
 # BARE=1 also builds build/cuda-13.0-bare (-DCUBENCH_WITH_TORCH=OFF -DCUBENCH_WITH_CUDNN=OFF),
