@@ -154,6 +154,23 @@ TEST(GpuFit, TheContextSaysWhatWasNotRunAsJson) {
   EXPECT_EQ(not_run_json({}), "[]");
 }
 
+TEST(GpuFit, TheNeedsListingSaysWhatEachConfigurationDeclares) {
+  const std::vector<Spec> specs = {
+      spec_of("gemm", "fp8/4096", tensor_core_needs(DType::fp8_e4m3, 96 * kMiB)),
+      spec_of("gemm", "fp16/1024", tensor_core_needs(DType::fp16, 6 * kMiB)),
+      spec_of("cpu/bert_train", "fp32/16", tensor_core_needs(DType::bf16, kGiB),
+              Timer::host_clock),  // on the host: it needs nothing of a GPU
+  };
+  std::vector<const Spec*> suite;
+  for (const Spec& s : specs) suite.push_back(&s);
+  EXPECT_EQ(needs_listing(suite),
+            "name\tdevice_bytes\tcompute_capability\tcapability_for\n"
+            "gemm/fp8/4096\t100663296\t8.9\tfp8 tensor cores\n"
+            "gemm/fp16/1024\t6291456\t7.5\t\n"
+            "cpu/bert_train/fp32/16\t0\thost\t\n");
+  EXPECT_EQ(needs_listing({}), "name\tdevice_bytes\tcompute_capability\tcapability_for\n");
+}
+
 TEST(GpuFit, MemoryLimitTakesASizeWithAUnit) {
   EXPECT_EQ(parse_memory_size("--cubench_memory_limit", "24GiB"), 24 * kGiB);
   EXPECT_EQ(parse_memory_size("--cubench_memory_limit", "16gib"), 16 * kGiB);

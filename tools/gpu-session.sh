@@ -14,6 +14,8 @@
 #   cubench NAME REPETITIONS MIN_TIME FILTER   --benchmark_filter, Google Benchmark's loop
 #   torch NAME REPETITIONS MIN_TIME FILTER     tools/torch_reference.py --filter
 #   ctest NAME                          the whole ctest again: NAME.log, its wall time said
+#   needs NAME                          what every configuration of the full suite declares it
+#                                       needs (--cubench_list=needs): NAME.txt, tab-separated
 #   adaptive NAME FLAGS...              `cubench FLAGS` as the default run samples (the stopping
 #                                       rule), e.g. --cubench_suite=full --benchmark_filter=...,
 #                                       or --cubench_memory_limit=24GiB (the default run as on a
@@ -198,6 +200,10 @@ run_line() {  # kind name reps min_time filter
     default-second) default_run "$name" build/second/cubench "$reps"; return ;;
     processes) processes "$name" "$reps" "$min_time${filter:+ $filter}"; return ;;
     ctest) ctest_again "$name"; return ;;
+    needs)
+      build/cuda-13.0/cubench --cubench_list=needs --cubench_suite=full >"$OUT/$name.txt" 2>&1
+      echo "$name: exit $?, $(($(wc -l <"$OUT/$name.txt") - 1)) configurations"
+      return ;;
     adaptive)
       budget=$(left)
       if [ "$budget" -le 10 ]; then echo "$name: not run, deadline reached"; return; fi
