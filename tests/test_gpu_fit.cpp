@@ -171,6 +171,16 @@ TEST(GpuFit, TheNeedsListingSaysWhatEachConfigurationDeclares) {
   EXPECT_EQ(needs_listing({}), "name\tdevice_bytes\tcompute_capability\tcapability_for\n");
 }
 
+// A declaration is judged as the pool will hold it: in 32 MiB granules (the sigmoid copy of 10M
+// bf16 values, 38 MiB of buffers, reserved 64 MiB on the H100).
+TEST(GpuFit, DeclaredBytesRoundUpToThePoolsGranule) {
+  EXPECT_EQ(pool_reservation(0), 0u);
+  EXPECT_EQ(pool_reservation(1), 32 * kMiB);
+  EXPECT_EQ(pool_reservation(32 * kMiB), 32 * kMiB);
+  EXPECT_EQ(pool_reservation(38 * kMiB), 64 * kMiB);
+  EXPECT_EQ(pool_reservation(15 * kGiB + 1), 15 * kGiB + 32 * kMiB);
+}
+
 TEST(GpuFit, MemoryLimitTakesASizeWithAUnit) {
   EXPECT_EQ(parse_memory_size("--cubench_memory_limit", "24GiB"), 24 * kGiB);
   EXPECT_EQ(parse_memory_size("--cubench_memory_limit", "16gib"), 16 * kGiB);

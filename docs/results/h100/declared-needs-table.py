@@ -1,0 +1,115 @@
+"""What each configuration declares it needs of device memory, beside the peak it was measured to
+reserve: one markdown table from `cubench --cubench_list=needs` and a result file of a run.
+
+    python3 docs/results/h100/declared-needs-table.py NEEDS.txt [NEEDS.txt ...] RESULT.json [--all]
+
+A configuration's declaration comes from the last listing that has it (the current build's
+listing after an older one with more families).
+
+The declaration (Family::needs) is what admission reads: a configuration is left out of a GPU (or
+a --cubench_memory_limit) smaller than it, and not started where less is free at its turn. So a
+declaration below the measured peak is a bug: the row could start where it then runs out of
+memory. Measured: the case's memory pool's reserved high-water mark (peak_mem_bytes), plus, for a
+LibTorch row, its caching allocator's (peak_reserved_bytes); the check's own memory is not in
+either (the runner keeps it out of the peaks), nor are libraries' handles and the CUDA context; a
+row that reports no peak at all (LibTorch's single operations: their tensors are LibTorch's,
+outside the pool, and the row gives no allocator peak) is left out.
+The table lists every family's tightest row (the largest measured / declared) and, with --all,
+every row; a declaration below its peak is marked BELOW. Exit status 1 when one is, 2 on bad
+input."""
+import csv
+import json
+import sys
+
+MIB = 1 << 20
+
+
+def fail(message):
+    print(f"declared-needs-table: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def declared(path):
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f, delimiter="\t"))
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}")
+    if not rows or "name" not in rows[0] or "device_bytes" not in rows[0]:
+        fail(f"{path} is not cubench --cubench_list=needs output (no name and device_bytes header)")
+    out = {}
+    for row in rows:
+        try:
+            out[row["name"]] = int(row["device_bytes"])
+        except (TypeError, ValueError):
+            fail(f"{path}: {row.get('name')!r} has no whole number of bytes")
+    return out
+
+
+def measured(path):
+    try:
+        with open(path) as f:
+            data = json.load(f)
+        benchmarks = data["benchmarks"]
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}")
+    except (ValueError, KeyError, TypeError):
+        fail(f"{path} is not a Google Benchmark JSON file")
+    try:  # the families' names, from the file's schema (a family's name may hold a '/')
+        families = sorted(json.loads(data["context"]["cubench_schema"])["families"], key=len, reverse=True)
+    except (KeyError, TypeError, ValueError):
+        families = []
+    out = {}
+    for b in benchmarks:
+        if b.get("run_type", "iteration") != "iteration" or b.get("error_occurred"):
+            continue
+        if "peak_mem_bytes" not in b and "peak_reserved_bytes" not in b:
+            continue  # a row without a device peak (a start-up stage, a CPU family)
+        name = b["name"].removesuffix("/manual_time")
+        peak = b.get("peak_mem_bytes", 0) + b.get("peak_reserved_bytes", 0)
+        if peak == 0 and "peak_reserved_bytes" not in b:
+            continue  # nothing measured: a row whose memory is outside the pool (LibTorch's ops)
+        family = next((f for f in families if name.startswith(f + "/")), name.split("/")[0])
+        out[name] = (family, max(out.get(name, (family, 0))[1], peak))  # its largest repetition
+    return out
+
+
+def mib(x):
+    return f"{x / MIB:,.1f}"
+
+
+def main(argv):
+    args = [a for a in argv if a != "--all"]
+    if len(args) < 2:
+        fail("usage: declared-needs-table.py NEEDS.txt [NEEDS.txt ...] RESULT.json [--all]")
+    *listings, result = args
+    needs = {}
+    for listing in listings:  # a later listing's rows win: the current build's over an older one's
+        needs.update(declared(listing))
+    peaks = measured(result)
+    rows = []
+    for name, (family, peak) in peaks.items():
+        if name not in needs:
+            fail(f"{name} is in {result} but in no listing: the listing of another build?")
+        rows.append((family, name, needs[name], peak))
+    if "--all" not in argv:
+        tightest = {}
+        for row in rows:
+            ratio = row[3] / row[2] if row[2] else float("inf")
+            if row[0] not in tightest or ratio > tightest[row[0]][0]:
+                tightest[row[0]] = (ratio, row)
+        rows = [row for _, row in tightest.values()]
+    print("| family | configuration | declared (MiB) | measured peak reserved (MiB) | measured / declared |")
+    print("|---|---|---|---|---|")
+    below = 0
+    for family, name, need, peak in rows:
+        ratio = f"{peak / need:.3f}" if need else "none declared"
+        mark = " BELOW" if peak > need else ""
+        below += peak > need
+        print(f"| {family} | {name.removeprefix(family + '/')} | {mib(need)} | {mib(peak)} | {ratio}{mark} |")
+    print(f"\n{len(peaks)} rows measured; {below} declared below their measured peak")
+    return 1 if below else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
