@@ -98,13 +98,13 @@ TEST(Options, HelpGivesEachFlagOneLine) {
        {"--cubench_device=N", "--cubench_gpus=N", "--cubench_seed=N", "--cubench_suite=S",
         "--cubench_max_noise=P", "--cubench_min_samples=N", "--cubench_min_time=S",
         "--cubench_timeout=S", "--cubench_busy_gpu=W", "--cubench_search_seconds=S",
-        "--cubench_kernels=on", "--cubench_memory_limit=SIZE", "--cubench_list=needs"}) {
+        "--cubench_kernels=on", "--cubench_memory_limit=SIZE", "--cubench_list=needs", "--version"}) {
     const auto at = help.find(std::string("\n  ") + flag);
     ASSERT_NE(at, std::string::npos) << flag;
     EXPECT_EQ(help.find(flag, at + 4), std::string::npos) << flag << " listed twice";
   }
-  // A heading, thirteen flags and the line on --benchmark_min_time.
-  EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), 15);
+  // A heading, fourteen flags and the line on --benchmark_min_time.
+  EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), 16);
 }
 
 // gemm_peak's time box: seconds, positive; a bad value is one line naming the flag.

@@ -15,8 +15,15 @@
 #include "fixtures/check/validate.h"
 #include "fixtures/device/memory_pool.h"
 #include "fixtures/detail/report/console_table.h"
+#include "fixtures/detail/report/context.h"
 #include "fixtures/timing/stats.h"
 #include "kernels/dtype.h"
+#include "tests/nothing_case.h"
+
+#include <benchmark/benchmark.h>
+
+#include <regex>
+#include <sstream>
 
 namespace cubench {
 namespace {
@@ -173,6 +180,78 @@ TEST(ConsoleTable, NotesSayWhySamplingStoppedAndTheConditions) {
                         "THROTTLED: thermal or hardware slowdown in 12% of polls; BUSY GPU: 1 "
                         "other compute process"),
             "timeout 5s; THROTTLED; BUSY GPU");
+}
+
+// --version: the revision first, then each field a user asks about, in a fixed order, those the
+// build lacks left out; fields of no version interest never.
+TEST(Version, NamesTheRevisionThenEachLibrary) {
+  const ContextFields fields = {{"gpu_l2_bytes", "52428800"}, {"cublas", "13.1.0"},
+                                {"git_revision", "edfad3b"}, {"cuda_runtime", "13.0"},
+                                {"gpu", "none (no NVIDIA driver)"}};
+  EXPECT_EQ(version_text(fields),
+            "cubench edfad3b\ncuda_runtime: 13.0\ncublas: 13.1.0\ngpu: none (no NVIDIA driver)\n");
+  EXPECT_EQ(version_text({}), "cubench unknown\n");
+}
+
+// The console's aggregate rows say what the JSON file says: a cv row as a percentage of the
+// mean (Google Benchmark's JSON holds the ratio), the spread rows' counter in its own terms.
+benchmark::BenchmarkReporter::Run aggregate_run(const std::string& name, const std::string& kind,
+                                                double value, double counter) {
+  benchmark::BenchmarkReporter::Run run;
+  run.run_name.function_name = name;
+  run.run_type = benchmark::BenchmarkReporter::Run::RT_Aggregate;
+  run.aggregate_name = kind;
+  run.aggregate_unit = kind == "cv" ? benchmark::kPercentage : benchmark::kTime;
+  run.time_unit = benchmark::kMicrosecond;
+  run.iterations = 3;  // the repetitions: Google Benchmark divides a time aggregate by them
+  run.real_accumulated_time = run.cpu_accumulated_time = value;
+  run.counters["console_test_GBps"] = benchmark::Counter(counter);
+  run.counters["sample_cv"] = benchmark::Counter(0.004);
+  run.counters["samples"] = benchmark::Counter(40);
+  return run;
+}
+
+double json_real_time(const benchmark::BenchmarkReporter::Run& run) {
+  std::ostringstream out, err;
+  benchmark::JSONReporter json;
+  json.SetOutputStream(&out);
+  json.SetErrorStream(&err);
+  json.ReportRuns({run});
+  std::smatch m;
+  const std::string text = out.str();
+  EXPECT_TRUE(std::regex_search(text, m, std::regex("\"real_time\": ([-0-9.e+]+)"))) << text;
+  return m.empty() ? -1 : std::stod(m[1]);
+}
+
+TEST(ConsoleTable, AggregateRowsSayWhatTheJsonSays) {
+  Family("console_test/rate", "")
+      .counter({"console_test_GBps", "GB/s", Better::higher, "a rate for this test"})
+      .main_counter("console_test_GBps")
+      .make(testing_support::nothing())
+      .add();
+  const std::string name = "console_test/rate";
+  // cv: 0.00079 of the mean, in the JSON as the ratio; the console as 0.079%.
+  const auto cv = aggregate_run(name, "cv", 0.00079, 0.0021);
+  EXPECT_DOUBLE_EQ(json_real_time(cv), 0.00079);
+  const TableRow cv_row = table_row(cv);
+  EXPECT_EQ(cv_row.time, "0.079%");
+  EXPECT_EQ(cv_row.main_value, "0.210%");  // the rate's own cv
+  EXPECT_EQ(cv_row.noise, "");              // a cv of the samples' cv says nothing
+  EXPECT_EQ(cv_row.samples, "");
+  EXPECT_NE(cv_row.notes.find("cv of the repetitions"), std::string::npos);
+  // stddev: 1.5 us of time over 3 repetitions; the rate's stddev with a sign that it is one.
+  const auto stddev = aggregate_run(name, "stddev", 4.5e-6 * 3, 0.012);
+  EXPECT_NEAR(json_real_time(stddev), 4.5, 1e-9);
+  const TableRow stddev_row = table_row(stddev);
+  EXPECT_EQ(stddev_row.time, "4.500 us");
+  EXPECT_EQ(stddev_row.main_value, "± 0.012");
+  EXPECT_EQ(stddev_row.noise, "");
+  // mean: a rate and a noise like any row's.
+  const TableRow mean_row = table_row(aggregate_run(name, "mean", 550e-6 * 3, 3059));
+  EXPECT_EQ(mean_row.time, "550.0 us");
+  EXPECT_EQ(mean_row.main_value, "3059");
+  EXPECT_EQ(mean_row.noise, "0.40%");
+  EXPECT_EQ(mean_row.samples, "40");
 }
 
 }  // namespace
