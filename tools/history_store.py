@@ -1,0 +1,234 @@
+"""The results history's SQLite file: its schema, how it is opened, and how a result file goes in.
+
+One database holds every run a team added: a `runs` row per result file (its GPU, driver,
+toolkit and library versions, cubench revision, date, host, flags) and a `rows` row per benchmark
+of it (its median time, the samples' spread, counters, conditions, status and kernels). Python's
+sqlite3 and one file: no server, and the file can live beside the results in CI.
+
+Reliability: a file goes in as one transaction (a crash mid-add leaves the database as it was
+before that file); the journal is WAL and a writer waits for another (busy timeout) instead of
+failing or corrupting; a file added twice (the same bytes: its sha256) adds nothing; a database
+that is not SQLite, is another program's, or was written by a newer cubench is an InputError (one
+line, exit 2). The schema has a version (table `meta`), and `upgrade` brings an older one to the
+current version in place.
+"""
+import contextlib
+import hashlib
+import json
+import math
+import os
+import sqlite3
+import statistics
+
+import results
+from results import InputError
+
+SCHEMA_VERSION = 2
+APPLICATION = "cubench-history"
+BUSY_TIMEOUT_MS = 30000  # a second writer waits this long for the first's transaction
+# The context fields that say what made a run: the keys runs are told apart and explained by.
+RUN_FIELDS = ("gpu", "gpu_memory_bytes", "gpu_compute_capability", "gpu_pci_bus_id",
+              "cuda_driver_api", "cuda_toolkit", "cuda_runtime", "cublas", "cublaslt", "cusolver",
+              "cudnn", "nccl", "libtorch", "git_revision", "host_name", "gpu_power_limit_W",
+              "suite", "stopping", "processes", "executable")
+
+_TABLES_V1 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, path TEXT NOT NULL, date TEXT,
+  fields TEXT NOT NULL,      -- JSON: RUN_FIELDS present in the file's context
+  context TEXT NOT NULL,     -- JSON: the whole context, for what RUN_FIELDS leaves out
+  complete INTEGER NOT NULL  -- 0: a file cut mid-write or an interrupted run (its finished rows)
+);
+CREATE TABLE rows (
+  run INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL,
+  status TEXT NOT NULL,      -- measured, or error (its message in reason)
+  reason TEXT, median_us REAL, samples INTEGER, spread REAL, counters TEXT NOT NULL,
+  label TEXT, PRIMARY KEY (run, name)
+);
+"""
+# Version 2: the conditions and kernels a change is explained by, in columns of their own, and
+# the row's family (from its file's schema, which names hold no more).
+_UPGRADE_TO_2 = """
+ALTER TABLE rows ADD COLUMN sm_clock_MHz REAL;
+ALTER TABLE rows ADD COLUMN power_capped_pct REAL;
+ALTER TABLE rows ADD COLUMN kernels TEXT;
+ALTER TABLE rows ADD COLUMN family TEXT;
+CREATE INDEX rows_by_name ON rows(name);
+"""
+
+
+@contextlib.contextmanager
+def transaction(db):
+    """One write transaction (the connection is in autocommit mode, so it is begun here): all of
+    it or none. IMMEDIATE takes the write lock at once, so a second writer waits at the start
+    (busy timeout) rather than failing halfway."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _version(db, path):
+    try:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as e:
+        raise InputError(f"{path}: not an SQLite database ({e})")
+    if not tables:
+        return 0
+    if "meta" not in tables:
+        raise InputError(f"{path}: an SQLite database, but not a cubench history (no meta table)")
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    if meta.get("application") != APPLICATION:
+        raise InputError(f"{path}: an SQLite database, but not a cubench history")
+    try:
+        return int(meta.get("schema_version", ""))
+    except ValueError:
+        raise InputError(f"{path}: a cubench history whose schema version is unreadable")
+
+
+def upgrade(db, version):
+    """Brings a database at `version` to SCHEMA_VERSION, in one transaction."""
+    with transaction(db):
+        _upgrade_steps(db, _version(db, "history") if version is None else version)
+
+
+def _upgrade_steps(db, version):
+    """The steps from `version` up, inside the caller's transaction."""
+    if version < 1:
+        for statement in filter(str.strip, _TABLES_V1.split(";")):
+            db.execute(statement)
+        db.execute("INSERT INTO meta VALUES ('application', ?)", (APPLICATION,))
+        db.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+    if version < 2:
+        for statement in filter(str.strip, _UPGRADE_TO_2.split(";")):
+            db.execute(statement)
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+
+
+def connect(path, create=True):
+    """The history at path, at the current schema version (created or upgraded as needed)."""
+    if not create and not os.path.exists(path):
+        raise InputError(f"{path}: no such history (tools/history add makes it)")
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory; name the history's file")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise InputError(f"{path}: its directory {parent} does not exist")
+    try:
+        db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        version = _version(db, path)
+        if version > SCHEMA_VERSION:
+            raise InputError(f"{path}: written by a newer cubench (history schema {version}; "
+                             f"this one reads up to {SCHEMA_VERSION})")
+        db.execute("PRAGMA journal_mode = WAL")
+        if version < SCHEMA_VERSION:
+            with transaction(db):  # read again under the write lock: another writer may have
+                version = _version(db, path)  # made or upgraded it meanwhile
+                if version < SCHEMA_VERSION:
+                    _upgrade_steps(db, version)
+    except sqlite3.DatabaseError as e:
+        raise InputError(f"{path}: not a usable SQLite database ({e})")
+    return db
+
+
+def _kernels(label):
+    """The kernels part of a row's label (cubench --cubench_kernels=on writes "kernels: ...")."""
+    for part in (label or "").split("; "):
+        if part.startswith("kernels: "):
+            return part[len("kernels: "):]
+    return None
+
+
+def _row_record(result, row):
+    times = result.times
+    median = statistics.median(times) if times else None
+    spread = None
+    if len(times) >= 2:  # across repetitions or processes: the interquartile range over the median
+        q = statistics.quantiles(times, n=4, method="inclusive")
+        spread = (q[2] - q[0]) / median if median else None
+    elif row and results.is_number(row.get("sample_cv")):  # one repetition: its own samples'
+        spread = float(row["sample_cv"])
+    samples = int(row["samples"]) if row and results.is_number(row.get("samples")) else len(times)
+    counters = {k: result.median(k) for k in result.counters}
+    counters = {k: v for k, v in counters.items() if not math.isnan(v)}
+    return dict(status="error" if result.error is not None else "measured", reason=result.error,
+                median_us=median, samples=samples, spread=spread, counters=json.dumps(counters),
+                label=result.label, sm_clock_MHz=counters.get("sm_clock_MHz"),
+                power_capped_pct=counters.get("power_capped_pct"), kernels=_kernels(result.label))
+
+
+def add_file(db, path):
+    """Adds one result file in one transaction; returns (rows added, "" or why it is partial);
+    (0, "already in the history") for a file added before."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror}")
+    sha = hashlib.sha256(raw).hexdigest()
+    if db.execute("SELECT 1 FROM runs WHERE sha256 = ?", (sha,)).fetchone():
+        return 0, "already in the history"
+    data = results.read(path)  # a file cut mid-write: its complete rows, and results' warning
+    context, by_name = results.load(path)
+    partial = ""
+    try:
+        json.loads(raw)
+    except ValueError:
+        partial = "cut mid-write: its complete rows only"
+    if "interrupted" in context:
+        partial = f"from a run interrupted by {context['interrupted']}: its finished rows only"
+    first_row = {}
+    for row in filter(results.is_iteration, data["benchmarks"]):
+        first_row.setdefault(results.run_name(row), row)
+    fields = {k: str(context[k]) for k in RUN_FIELDS if k in context}
+    schema = results.schema_of(context, path)
+    with transaction(db):  # all of this file's rows, or none
+        cursor = db.execute(
+            "INSERT INTO runs (sha256, path, date, fields, context, complete) VALUES (?,?,?,?,?,?)",
+            (sha, path, str(context.get("date", "")), json.dumps(fields, sort_keys=True),
+             json.dumps(context, sort_keys=True, default=str), 0 if partial else 1))
+        run = cursor.lastrowid
+        for name, result in by_name.items():
+            r = _row_record(result, first_row.get(result.run_name))
+            db.execute("INSERT INTO rows (run, name, status, reason, median_us, samples, spread, "
+                       "counters, label, sm_clock_MHz, power_capped_pct, kernels, family) "
+                       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                       (run, name, r["status"], r["reason"], r["median_us"], r["samples"],
+                        r["spread"], r["counters"], r["label"], r["sm_clock_MHz"],
+                        r["power_capped_pct"], r["kernels"],
+                        results.family_and_axes(name, schema)[0]))
+    return len(by_name), partial
+
+
+def runs(db):
+    """Every run, oldest first: [(id, date, path, {field: value})]."""
+    out = db.execute("SELECT id, date, path, fields FROM runs ORDER BY date, id").fetchall()
+    return [(i, d, p, json.loads(f)) for i, d, p, f in out]
+
+
+def series(db, name_filter=None, gpu=None):
+    """{row name: [point]} over runs in date order, a point being a dict of the row's record and
+    its run's fields; only measured rows; `name_filter` a compiled regex, `gpu` a substring of the
+    GPU's name."""
+    query = ("SELECT r.name, r.median_us, r.spread, r.samples, r.sm_clock_MHz, r.power_capped_pct, "
+             "r.kernels, r.family, runs.id, runs.date, runs.fields, runs.path FROM rows r JOIN runs "
+             "ON r.run = runs.id WHERE r.status = 'measured' AND r.median_us IS NOT NULL "
+             "ORDER BY runs.date, runs.id")
+    out = {}
+    for (name, median, spread, samples, clock, capped, kernels, family, run, date, fields,
+         path) in db.execute(query):
+        fields = json.loads(fields)
+        if name_filter and not name_filter.search(name):
+            continue
+        if gpu and gpu.lower() not in fields.get("gpu", "").lower():
+            continue
+        out.setdefault(name, []).append(dict(
+            median_us=median, spread=spread, samples=samples, sm_clock_MHz=clock,
+            power_capped_pct=capped, kernels=kernels, family=family, run=run, date=date, fields=fields,
+            path=path))
+    return out
