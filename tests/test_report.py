@@ -1,10 +1,15 @@
 """ctest: tools/report on its fixtures (tests/data/report: three builds of one source, four
-processes each; 11.8 built without NCCL and with rows not run): each family's verdict sentence
-and the rows behind it, the GPU's conditions, the kernels that changed, what was not built or not
-run, the cost side, the commands and the versions; the HTML well-formed and self-contained, the
-Markdown's charts beside it; a build of one repetition said to be untested instead of claimed
-significant; bad input one line on stderr, exit status 2 and nothing written; and run-matrix
-ending with the report (nothing is built: its build and runs are stood in for).
+processes each; 11.8 built without NCCL and with rows not run): the page's first sentence (the
+family verdicts counted), then each family's, then how to read the page, before the rows; each
+family's verdict sentence and the rows behind it, a long message folded into a short cell and a
+note under its table, the GPU's conditions, the kernels that changed, what was not built or not
+run, the cost side, the commands and the versions with what the puzzling ones mean; the HTML
+well-formed and self-contained, the Markdown's charts beside it; the charts (tools/plot's, as
+the report draws them): every timed row a point, every GEMM shape too, one legend that covers no
+panel, reference labels and the title inside the chart; a build of one repetition said to be
+untested instead of claimed significant; bad input one line on stderr, exit status 2 and nothing
+written; and run-matrix ending with the report (nothing is built: its build and runs are stood
+in for).
 
 Run one class as ctest does: tools/pyrun ../tests/test_report.py <class>."""
 import argparse
@@ -223,10 +228,14 @@ class PageSections(Rendered):
         self.assertIn(f"```text\ntools/report --out {self.stem} 11.8={fixture('11.8')}", self.md)
 
     def test_every_version(self):
-        self.assertEqual(self.md_table_row("`cublas`"), ["`cublas`", "11.11.3", "12.4.5", "13.1.0", "yes"])
-        self.assertEqual(self.md_table_row("`cusolver`"), ["`cusolver`", "11.4.1", "11.6.1", "12.0.4", "yes"])
-        self.assertEqual(self.md_table_row("`nccl`"), ["`nccl`", "-", "2.21.5", "2.28.3", "yes"])
-        self.assertEqual(self.md_table_row("`google_benchmark`"), ["`google_benchmark`", "1.8.3", "1.8.3", "1.8.3", ""])
+        self.assertIn("| field | 11.8 | 12.4 | 13.0 | differs | what it is |", self.md)
+        self.assertEqual(self.md_table_row("`cublas`"), ["`cublas`", "11.11.3", "12.4.5", "13.1.0", "yes", ""])
+        self.assertEqual(self.md_table_row("`cusolver`"), ["`cusolver`", "11.4.1", "11.6.1", "12.0.4", "yes", ""])
+        self.assertEqual(self.md_table_row("`nccl`"), ["`nccl`", "-", "2.21.5", "2.28.3", "yes", ""])
+        gb = self.md_table_row("`google_benchmark`")
+        self.assertEqual(gb[:5], ["`google_benchmark`", "1.8.3", "1.8.3", "1.8.3", ""])
+        self.assertTrue(gb[5].startswith("the Google Benchmark library the build linked"), gb[5])
+        self.assertNotIn("versions differ", gb[5])  # they do not here
         self.assertNotIn("`cubench_schema`", self.md)
 
     def test_the_header_names_each_build_and_the_files_note(self):
@@ -235,6 +244,329 @@ class PageSections(Rendered):
                       "one sample each", self.md)
         self.assertIn("The files say: hand-made test data for the tools, not a measurement", self.md)
         self.assertEqual(self.stdout.splitlines(), [self.stem + ".md", self.stem + ".html"])
+
+
+class PageOrder(Rendered):
+    """The verdict first: the page's first sentence per build (the family verdicts counted), the
+    families' sentences, how to read the page, and only then the rows."""
+
+    FIRST = ("**12.4** is faster than 11.8 in 1 of 4 families (startup/cuda), slower in 1 (gemm), no "
+             "significant change in 2 (svd, sigmoid); not compared: allreduce.",
+             "**13.0** is faster than 11.8 in 3 of 4 families (gemm, svd, startup/cuda), slower in none, no "
+             "significant change in 1 (sigmoid); not compared: allreduce.")
+
+    def test_the_first_sentence_comes_right_under_the_title(self):
+        title = "# cubench report: 11.8, 12.4, 13.0 on NVIDIA H200\n\n"
+        self.assertTrue(self.md.startswith(title + self.FIRST[0] + "\n\n" + self.FIRST[1] + "\n\n"),
+                        self.md[:600])
+        self.assertIn("<p><strong>13.0</strong> is faster than 11.8 in 3 of 4 families", self.html)
+
+    def test_then_the_families_then_how_to_read_then_the_rows(self):
+        at = [self.md.index(text) for text in (self.FIRST[1], "## Verdicts", "- **gemm**: ",
+                                               "## How to read this page", "## Rows", "| row |")]
+        self.assertEqual(at, sorted(at))
+        reading = self.md.split("## How to read this page\n\n")[1].split("\n\n## ")[0]
+        self.assertLess(len(reading.splitlines()), 5, reading)  # short
+        self.assertIn("speed-up: 11.8's time over the build's (above 1 is faster)", reading)
+        self.assertNotIn("[1]", reading)  # no table here folds a message
+
+
+class OverallSentence(unittest.TestCase):
+    """One build's first sentence from family standings made here: each kind counted."""
+
+    def sentence(self, by_family, no_utest=False):
+        import report
+        return report.overall_sentence("13.0", "11.8", by_family, no_utest)
+
+    def test_each_kind_is_counted_and_named(self):
+        self.assertEqual(
+            self.sentence({"gemm": ("faster", True), "svd": ("faster", True), "startup/cuda": ("mixed", True),
+                           "sigmoid": ("same", True), "launch/empty": ("same", True), "allreduce": None}),
+            "13.0 is faster than 11.8 in 2 of 5 families (gemm, svd), slower in none, faster in some rows "
+            "and slower in others in 1 (startup/cuda), no significant change in 2 (sigmoid, launch/empty); "
+            "not compared: allreduce.")
+        self.assertEqual(self.sentence({"gemm": ("slower", True)}, no_utest=True),
+                         "13.0 is faster than 11.8 in 0 of 1 family, slower in 1 (gemm).")
+
+    def test_many_families_are_named_up_to_five(self):
+        by_family = {f"f{i}": ("faster", True) for i in range(7)}
+        self.assertEqual(self.sentence(by_family), "13.0 is faster than 11.8 in 7 of 7 families "
+                                                   "(f0, f1, f2, f3, f4 and 2 more), slower in none.")
+
+    def test_untested_families_are_not_called_significant(self):
+        self.assertEqual(self.sentence({"svd": ("faster", False), "gemm": ("same", False)}),
+                         "13.0 looks faster than 11.8 in 1 of 2 families (svd), slower in none, no different "
+                         "in 1 (gemm): not tested for significance (one repetition).")
+        self.assertEqual(self.sentence({"svd": ("faster", True), "gemm": ("slower", False)}),
+                         "13.0 is faster than 11.8 in 1 of 1 family (svd), slower in none; in 1 more family, "
+                         "not tested for significance (one repetition), it looks faster in 0 of 1 family, "
+                         "looks slower in 1 (gemm).")
+
+    def test_nothing_in_common(self):
+        self.assertEqual(self.sentence({"allreduce": None}),
+                         "13.0 has no family in common with 11.8 to compare; not compared: allreduce.")
+
+
+# A message as cubench writes it for a row it did not time (docs/results/h100's svd, shortened).
+LONG_MESSAGE = ("svd/gesvd/fp32/1024: inaccurate here, reported, not timed: svd gesvd fp32 n=1024 "
+                "(reconstruction 53.948301, orthogonality 0.000002, singular values 26.817003 against fp64 "
+                "gesvd): singular values' error max|s - s_ref| / s_ref_max 26.817 exceeds tolerance 0.00732422")
+
+
+def with_error(toolkit, name, message, folder):
+    """The fixture of toolkit with every sample of row name an error row of message; its path."""
+    with open(fixture(toolkit)) as f:
+        doc = json.load(f)
+    rows = [r for r in doc["benchmarks"] if r["name"] == name]
+    assert rows, name
+    for r in rows:
+        for key in ("real_time", "sm_clock_MHz", "peak_mem_bytes", "used_mem_bytes", "first_call_ms"):
+            r.pop(key, None)
+        r.update(error_occurred=True, error_message=message, real_time=0.0)
+    path = os.path.join(folder, f"cuda-{toolkit}.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+class FoldedMessages(unittest.TestCase):
+    """A long message in a rows table: a short cell with a number, the whole text under the
+    table (in the HTML also the cell's tooltip); a short message stays whole in its cell."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        long_one = with_error("13.0", "svd/gesvd/fp32/1024/manual_time", LONG_MESSAGE, cls.dir.name)
+        short_one = with_error("12.4", "svd/gesvd/fp32/2048/manual_time",
+                               "svd/gesvd/fp32/2048: wrong result, not timed", cls.dir.name)
+        stem = os.path.join(cls.dir.name, "r")
+        r = run_report("--out", stem, f"11.8={fixture('11.8')}", f"12.4={short_one}", f"13.0={long_one}")
+        assert r.returncode == 0, r.stderr
+        with open(stem + ".md", encoding="utf-8") as f:
+            cls.md = f.read()
+        with open(stem + ".html", encoding="utf-8") as f:
+            cls.html = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    def svd_section(self):
+        return self.md.split("### svd:")[1].split("\n### ")[0]
+
+    def test_the_cell_is_short_and_the_note_under_the_table_whole(self):
+        svd = self.svd_section()
+        row = next(line for line in svd.splitlines() if line.startswith("| `gesvd/fp32/1024` |"))
+        cells = [c.strip() for c in row.strip("|").split(" | ")]
+        self.assertEqual(cells[3], "inaccurate here, reported, not timed [1]")
+        self.assertLess(max(len(c) for c in cells), 45)
+        table_end = svd.rindex("\n| ")
+        self.assertIn("\n\n[1] 13.0: " + LONG_MESSAGE.replace("*", "\\*") + "\n", svd[table_end:])
+        self.assertEqual(svd.count("[1]"), 2)  # the cell and its note
+
+    def test_a_short_message_stays_whole_without_a_note(self):
+        svd = self.svd_section()
+        row = next(line for line in svd.splitlines() if line.startswith("| `gesvd/fp32/2048` |"))
+        self.assertEqual([c.strip() for c in row.strip("|").split(" | ")][2], "wrong result, not timed")
+        self.assertNotIn("[2]", svd)
+
+    def test_html_tooltip_and_note(self):
+        import html as html_module
+        whole = html_module.escape("13.0: " + LONG_MESSAGE)
+        self.assertIn(f'<span class="folded" title="{whole}">inaccurate here, reported, not timed [1]</span>',
+                      self.html)
+        self.assertIn(f'</table>\n<p class="note">[1] {whole}</p>', self.html)
+        ElementTree.fromstring(self.html[len("<!DOCTYPE html>\n"):])  # still well-formed
+
+    def test_how_to_read_says_what_the_number_is(self):
+        self.assertIn("[1] after a cell's words: the row's message, whole under the table.", self.md)
+
+    def test_short_forms(self):
+        import report
+        self.assertEqual(report.short_message("not run: needs 15.2 GiB of device memory; 14.0 GiB free of "
+                                              "16.0 GiB (--cubench_memory_limit)"),
+                         "not run: needs 15.2 GiB of device memory")
+        self.assertEqual(report.short_message("PyTorch's allocator: CUDA out of memory. Tried to allocate "
+                                              "2.00 GiB. GPU 0 has a total capacity of 139.80 GiB"),
+                         "PyTorch's allocator: CUDA out of memory")
+        self.assertEqual(report.short_message("a first clause far longer than any cell should be made to hold"),
+                         "a first clause far longer than any...")
+        self.assertLessEqual(len(report.short_message("x" * 100)), report.SHORT_MESSAGE)
+
+
+class BuildFieldsExplained(unittest.TestCase):
+    """The versions table says what cuda_architectures and google_benchmark mean, and that two
+    spellings of one architecture are the same GPU code."""
+
+    def test_the_fields_that_puzzle_say_what_they_are(self):
+        values = {"11.8": ("90", "1.7.1"), "12.4": ("90", "1.7.1"), "13.0": ("native (90)", "1.8.3")}
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for t, (archs, gb) in values.items():
+                with open(fixture(t)) as f:
+                    doc = json.load(f)
+                doc["context"].update(cuda_architectures=archs, google_benchmark=gb)
+                paths.append(f"{t}={os.path.join(d, t + '.json')}")
+                with open(os.path.join(d, t + ".json"), "w") as f:
+                    json.dump(doc, f)
+            r = run_report("--out", os.path.join(d, "r"), *paths)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "r.md")) as f:
+                md = f.read()
+        [archs] = [line for line in md.splitlines() if line.startswith("| `cuda_architectures` |")]
+        self.assertIn("| 90 | 90 | native (90) | yes | the GPU code the build holds (CMAKE_CUDA_ARCHITECTURES); "
+                      "90: named at configure (-DCMAKE_CUDA_ARCHITECTURES or CUDAARCHS): sm_90 code; native "
+                      "(90): configure saw the machine's GPU and built for it alone (sm_90); every build holds "
+                      "sm_90 code: the same, written differently |", archs)
+        [gb] = [line for line in md.splitlines() if line.startswith("| `google_benchmark` |")]
+        self.assertIn("the times are cubench's own (manual time, which cubench measures itself), so its version "
+                      "does not enter them; the versions differ because each build took the one of the system "
+                      "it was configured on |", gb)
+
+    def test_off_and_lists(self):
+        import report
+        self.assertIn("OFF: CMake passed no architecture flags, so the file does not say which GPU code the "
+                      "build holds", report.field_meaning("cuda_architectures", ["OFF", "90"]))
+        self.assertNotIn("the same", report.field_meaning("cuda_architectures", ["OFF", "90"]))
+        self.assertIn("(sm_75, sm_80, sm_90)", report.field_meaning("cuda_architectures", ["75-real;80-real;90"]))
+        self.assertNotIn("the same", report.field_meaning("cuda_architectures", ["75-real;80-real;90", "native (90)"]))
+
+
+@contextlib.contextmanager
+def captured_figures():
+    """{chart file: (figure, its panels)} of every chart tools/plot saves while inside, laid out
+    as saved."""
+    import plot
+    figures, saved = {}, plot.save
+
+    def keep(plt, fig, axes, n, title, path):
+        out = saved(plt, fig, axes, n, title, path)
+        figures[os.path.basename(path)] = (fig, list(axes.flat)[:n])
+        return out
+    plot.save = keep
+    try:
+        yield figures
+    finally:
+        plot.save = saved
+
+
+def gemm_result(name, tflops, pct_peak=None):
+    r = result((100, 101, 99, 100.5))
+    r.name = r.run_name = name
+    r.counters = {"TFLOPS": [tflops] * 4}
+    if pct_peak:
+        r.counters["pct_peak"] = [pct_peak] * 4
+    return r
+
+
+class GemmEveryShape(unittest.TestCase):
+    """gemm.png draws every shape: m = n = k as lines, the others (8192x11008x4096) as hollow
+    markers at (m*n*k)^(1/3), each named; the datasheet peak's label and the one legend apart."""
+
+    SHAPES = ("1024/1024/1024", "4096/4096/4096", "8192/11008/4096")
+
+    def loaded(self):
+        files = []
+        for label, scale in (("11.8", 1.0), ("13.0", 1.1)):
+            rows = {}
+            for shape in self.SHAPES:
+                name = f"gemm/bf16/{shape}/manual_time"
+                rows[name] = gemm_result(name, 700 * scale, pct_peak=70 * scale)  # a 1000 TFLOP/s peak
+            files.append((label, {}, rows))
+        return files
+
+    def test_every_shape_is_in_the_charts_data(self):
+        import plot
+        squares, others = plot.gemm_points(self.loaded())
+        self.assertEqual({label: sorted(x for x, _, _ in pts) for label, pts in squares["gemm bf16"].items()},
+                         {"11.8": [1024, 4096], "13.0": [1024, 4096]})
+        [(x, y, _, name)] = others["gemm bf16"]["13.0"]
+        self.assertEqual(name, "8192x11008x4096")
+        self.assertAlmostEqual(x, (8192 * 11008 * 4096) ** (1 / 3))
+        self.assertAlmostEqual(y, 770)
+
+    def test_drawn_named_and_nothing_covers_a_label(self):
+        import plot
+        with tempfile.TemporaryDirectory() as out, captured_figures() as figures:
+            [chart] = plot.gemm(self.loaded(), out)[0]
+            chart()
+        fig, [ax] = figures["gemm.png"]
+        xs = sorted(float(x) for c in ax.containers for x in c.lines[0].get_xdata())
+        self.assertEqual(len(xs), 6)  # 3 shapes x 2 files
+        self.assertEqual(sorted(t.get_text() for t in ax.texts), ["8192x11008x4096", "datasheet peak 1000 TFLOP/s"])
+        self.assertIn("hollow: (m*n*k)^(1/3)", ax.get_xlabel())
+        assert_laid_out(self, fig, [ax])
+        [legend] = fig.legends
+        self.assertEqual([t.get_text() for t in legend.get_texts()],
+                         ["11.8", "13.0", "hollow: m, n, k not all equal (named), at (m*n*k)^(1/3)"])
+
+    def test_square_shapes_alone_keep_the_square_chart(self):
+        import plot
+        loaded = [(label, ctx, {n: r for n, r in rows.items() if "11008" not in n}) for label, ctx, rows in self.loaded()]
+        self.assertEqual(plot.gemm_points(loaded)[1], {})
+        with tempfile.TemporaryDirectory() as out, captured_figures() as figures:
+            plot.gemm(loaded, out)[0][0]()
+        fig, [ax] = figures["gemm.png"]
+        self.assertEqual(ax.get_xlabel(), "n (m = n = k)")
+        self.assertEqual([t.get_text() for t in fig.texts], ["GEMM (cuBLASLt), square sizes"])
+
+
+# Pixels a panel's label keeps from the panel's frame: one touching it reads as clipped.
+LABEL_CLEARANCE = 4
+
+
+def assert_laid_out(test, fig, axes):
+    """Nothing of the chart clipped or covered: the title inside the figure, the legend under it
+    and over no panel, each panel's labels (a reference line's, a point's name) inside it."""
+    renderer = fig.canvas.get_renderer()
+    figure_box = fig.bbox
+    [title] = fig.texts
+    title_box = title.get_window_extent(renderer)
+    test.assertTrue(figure_box.x0 <= title_box.x0 and title_box.x1 <= figure_box.x1
+                    and title_box.y1 <= figure_box.y1, "the title is wider or higher than the chart")
+    for legend in fig.legends:
+        box = legend.get_window_extent(renderer)
+        test.assertFalse(box.overlaps(title_box), "the legend covers the title")
+        for ax in axes:
+            test.assertFalse(box.overlaps(ax.get_window_extent(renderer)), f"the legend covers {ax.get_title()}")
+    test.assertEqual(len(fig.legends), 1, "one legend for the chart's panels")
+    for ax in axes:
+        panel = ax.get_window_extent(renderer)
+        own_legend = ax.get_legend()
+        for text in ax.texts:
+            box = text.get_window_extent(renderer)
+            inside = panel.padded(-LABEL_CLEARANCE)
+            test.assertTrue(inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0 and box.y1 <= inside.y1,
+                            f"{text.get_text()!r} sticks out of {ax.get_title()} or touches its frame")
+            test.assertFalse(own_legend and own_legend.get_window_extent(renderer).overlaps(box),
+                             f"{ax.get_title()}'s legend covers {text.get_text()!r}")
+
+
+class ReportCharts(unittest.TestCase):
+    """The report's charts of its fixtures: every timed row is a point of one (allreduce's rows of
+    one GPU left out, with a note), and none has its title, legend or labels clipped or covered."""
+
+    def test_every_timed_row_is_drawn_and_laid_out(self):
+        import plot
+        import results
+        loaded = [(t,) + results.load(fixture(t)) for t in TOOLKITS]
+        with tempfile.TemporaryDirectory() as out, captured_figures() as figures:
+            charts, notes = plot.charts_for(loaded, out)
+            for chart in charts:
+                chart()
+        self.assertEqual(sorted(figures), ["gemm.png", "sigmoid.png", "startup_cuda.png", "svd.png"])
+        drawn = 0
+        for fig, axes in figures.values():
+            assert_laid_out(self, fig, axes)
+            for ax in axes:
+                for c in ax.containers:
+                    if not c.get_label().startswith("_") or ": " in c.get_label():  # not a bar's error bars
+                        drawn += len(c.patches) if hasattr(c, "patches") else len(c.lines[0].get_xdata())
+        timed = sum(1 for _, _, rows in loaded for n, r in rows.items()
+                    if r.times and not r.error and not n.startswith("allreduce/"))
+        self.assertEqual(drawn, timed)
+        self.assertEqual(len(notes), 1)
+        self.assertTrue(notes[0].startswith("allreduce: left out 2 one-GPU benchmark(s)"), notes)
 
 
 class TagBalance(html.parser.HTMLParser):
@@ -311,6 +643,10 @@ class OneRepetition(unittest.TestCase):
                 md = f.read()
         self.assertIn("- **svd**: 13.0 looks 2.1-3.3x faster than 11.8 at svd, not tested for significance: "
                       "one repetition.", md)
+        first = md.split("\n\n")[1]
+        self.assertTrue(first.startswith("**13.0** looks faster than 11.8 in "), first)
+        self.assertTrue(first.endswith(": not tested for significance (one repetition); not compared: allreduce."),
+                        first)
         self.assertIn("| `gesvd/fp32/512` | 94.03 ms | 44.5 ms | 2.11x | faster | not tested: one repetition in 13.0 |",
                       md)
         self.assertNotRegex(md, r"rows? significant")

@@ -234,6 +234,113 @@ class ComparePyFront(unittest.TestCase):
         self.assertNotIn("\x1b[", r.stdout)
 
 
+class TimeUnits(unittest.TestCase):
+    """Two-file mode's unit per row: compare.py prints whole numbers, so each row gets the largest
+    unit that keeps its time at 100 or more (three significant digits)."""
+
+    def test_the_largest_unit_with_three_digits(self):
+        import compare
+        for us, unit in ((550.0, "us"), (100.0, "us"), (99.9, "ns"), (4.66, "ns"), (0.05, "ns"),
+                         (1600.0, "us"), (250e3, "ms"), (99.9e3, "us"), (2.5e8, "s"), (1e5, "ms")):
+            with self.subTest(us=us):
+                self.assertEqual(compare.time_unit_for(us), unit)
+
+    def test_a_row_in_its_unit(self):
+        import compare
+        row = {"name": "x", "real_time": 0.55, "cpu_time": 2.0, "time_unit": "ms"}
+        self.assertEqual(compare.in_unit(row, "us"),
+                         {"name": "x", "real_time": 550.0, "cpu_time": 2000.0, "time_unit": "us"})
+        # a cv aggregate is a fraction, not a time: it keeps its figures
+        self.assertFalse(compare.is_a_time({"run_type": "aggregate", "aggregate_name": "cv",
+                                            "aggregate_unit": "percentage"}))
+        self.assertTrue(compare.is_a_time({"run_type": "aggregate", "aggregate_name": "median"}))
+
+    def test_an_error_reason_is_shortened(self):
+        import compare
+        name = "svd/gesvdp/fp32/2048/manual_time"
+        long = "svd/gesvdp/fp32/2048: inaccurate here, reported, not timed: " + "x" * 100
+        short = compare.short_reason(name, long)
+        self.assertEqual(len(short), compare.REASON_CHARS)
+        self.assertTrue(short.startswith("inaccurate here, reported, not timed: x"))
+        self.assertTrue(short.endswith("..."))
+        self.assertEqual(compare.short_reason(name, "wrong result"), "wrong result")
+
+
+class ComparePyOutput(unittest.TestCase):
+    """What two-file mode prints around Google Benchmark's compare.py: a unit per row, rows not
+    timed left out and named, and where a side has one repetition a verdict by their
+    confidence intervals with its caveat (or one line saying why there is none)."""
+
+    def setUp(self):
+        script = os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")
+        if not os.path.exists(script):
+            self.skipTest(f"compare.py not at {script}")
+
+    def compare(self, *files):
+        r = tool("compare.py", *files)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        return r.stdout.splitlines()
+
+    def row(self, lines, name):
+        """The fields of the one line that compares row `name`."""
+        found = [line.split() for line in lines if line.split()[:1] == [name]]
+        self.assertEqual(len(found), 1, lines)
+        return found[0]
+
+    def test_two_default_run_processes_get_units_and_verdicts(self):
+        # rows of docs/results/h100/default-run/cuda-13.0.json and memory-limit-24GiB.json
+        lines = self.compare(data("one-process-a.json"), data("one-process-b.json"))
+        self.assertTrue(lines[1].endswith("CPU New  Unit  verdict (CI)"), lines[1])
+        # 4.66 us and 7.08 us: in ns, not "5 7"
+        self.assertEqual(self.row(lines, "allreduce/bf16/8/outofplace/manual_time")[3:],
+                         ["4658", "7079", "278895525", "293971057", "ns", "slower"])
+        self.assertEqual(self.row(lines, "sigmoid/vectorized/fp32/268435456/hot/manual_time")[3:],
+                         ["706", "706", "262483", "262481", "us", "same"])
+        startup = self.row(lines, "startup/nccl/comm_init/default/manual_time")  # 441 ms and 345 ms
+        self.assertEqual(startup[3:5] + [" ".join(startup[7:])], ["441", "345", "ms too noisy to tell"])
+        self.assertIn("not timed, left out: svd/gesvdp/fp32/2048/manual_time (inaccurate here, reported, "
+                      "not timed: svd gesvdp fp32 n=2...)", lines)
+        self.assertFalse([line for line in lines if line.startswith("svd/gesvdp")])  # not as a time
+        self.assertIn("4 of this table's 6 verdicts say faster or slower (a side of one repetition: a median "
+                      "change of at least 2% with the rows' 95% confidence intervals apart); 1 say too "
+                      "noisy to tell (a change of at least 2% inside the intervals)", lines)
+        self.assertEqual(len([line for line in lines if line.startswith("CI: ")]), 1)
+
+    def test_a_time_under_a_millisecond_in_ms_keeps_three_digits(self):
+        with tempfile.TemporaryDirectory() as d:
+            rows = [dict(toy_row("sigmoid/vectorized/bf16/10000000/hot/manual_time", 0, 0.55, samples=500.0,
+                                 time_ci_pct=0.2), time_unit="ms", repetitions=1)]
+            paths = []
+            for name, scale in (("a.json", 1.0), ("b.json", 1.1)):
+                paths.append(os.path.join(d, name))
+                with open(paths[-1], "w") as f:
+                    json.dump({"context": {}, "benchmarks": [dict(r, real_time=r["real_time"] * scale)
+                                                              for r in rows]}, f)
+            fields = self.row(self.compare(*paths), "sigmoid/vectorized/bf16/10000000/hot/manual_time")
+        self.assertEqual(fields[3:5] + fields[7:], ["550", "605", "us", "slower"])
+
+    def test_files_with_repetitions_keep_the_u_test_and_name_an_untimed_row(self):
+        lines = self.compare(data("cuda-13.0.json"), data("cuda-11.8.json"))
+        self.assertTrue(lines[1].endswith("CPU New  Unit"), lines[1])  # no verdict column
+        self.assertTrue(any("U Test, Repetitions: 5 vs 5" in line for line in lines))
+        self.assertIn("not timed, left out: svd/gesvd/fp32/1024/manual_time in cuda-11.8.json "
+                      "(wrong result, not timed)", lines)
+        self.assertFalse([line for line in lines if line.startswith("CI: ")])
+        # the geometric mean is of the rows both files time, in a unit that reads
+        self.assertEqual(self.row(lines, "OVERALL_GEOMEAN")[-1], "ns")
+
+    def test_an_older_file_of_one_repetition_says_why_it_has_no_verdict(self):
+        lines = self.compare(data("older-cubench.json"), data("older-cubench.json"))
+        self.assertTrue(lines[1].endswith("CPU New  Unit"), lines[1])
+        said = [line for line in lines if line.startswith("no verdict")]
+        self.assertEqual(said, ["no verdict for 4 row(s) of one repetition (e.g. "
+                                "gemm/fp32/1024/1024/1024/manual_time): the U test needs 2 or more a "
+                                "side, and older-cubench.json carries no time_ci_pct to judge one by "
+                                "(cubench writes it since 9cd2164 of 2026-12-04); run with "
+                                "--benchmark_repetitions=5, or merge processes per build "
+                                "(tools/merge-processes, tools/run-matrix)"])
+
+
 ESC = "\x1b["  # how every ANSI colour code starts
 
 
@@ -515,6 +622,123 @@ class Verdicts(PairOfFiles):
         self.assertIn("1 of this table's 3 verdicts say faster or slower (U test p < 0.05 and a median "
                       "change of at least 2%); 1 say too noisy to tell", md)
         self.assertNotIn("one process's repetitions", md)  # merged files: processes are the samples
+
+
+def one_process_file(directory, name, rows):
+    """A file of one process, one repetition per row: rows is {name: (time us, time_ci_pct,
+    samples)}; time_ci_pct None leaves it out (an older cubench's row)."""
+    out = []
+    for row_name, (time_us, ci, samples) in rows.items():
+        counters = {"samples": float(samples), "sm_clock_MHz": 1980.0}
+        if ci is not None:
+            counters["time_ci_pct"] = ci
+        out.append(dict(toy_row(row_name, 0, time_us, **counters), repetitions=1))
+    path = os.path.join(directory, name)
+    with open(path, "w") as f:
+        json.dump({"context": {"cuda_toolkit": "13.0", "cublas": "13.1.0", "gpu": "NVIDIA H100"},
+                   "benchmarks": out}, f)
+    return path
+
+
+class OneRepetition(unittest.TestCase):
+    """--table on two files of one process and one repetition per row (cubench's default run):
+    the U test cannot run, so each row is judged by its own samples' 95% confidence interval
+    (time_ci_pct); one line under the table says what that cannot see."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def table(self, base, other, *extra):
+        """{row: {column: cell}} of the CSV table, and the Markdown table's text."""
+        a = one_process_file(self.dir.name, "a.json", base)
+        b = one_process_file(self.dir.name, "b.json", other)
+        r = tool("compare.py", "--table", a, b, "--format", "csv", *extra)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = {row["benchmark"]: {k.split(": ", 1)[-1]: v for k, v in row.items()}
+                for row in csv.DictReader(io.StringIO(r.stdout))}
+        md = tool("compare.py", "--table", a, b, *extra)
+        self.assertEqual(md.returncode, 0, md.stderr)
+        return rows, md.stdout
+
+    def word(self, base, other, *extra):
+        rows, _ = self.table({"k/manual_time": base}, {"k/manual_time": other}, *extra)
+        self.assertEqual(rows["k/manual_time"]["p"], "CI")
+        return rows["k/manual_time"]["verdict"]
+
+    def test_a_change_beyond_min_effect_with_intervals_apart_is_faster_or_slower(self):
+        self.assertEqual(self.word((100.0, 0.5, 500), (105.0, 0.5, 500)), "slower")
+        self.assertEqual(self.word((100.0, 0.5, 500), (95.0, 0.5, 500)), "faster")
+        # the intervals just apart: 100 +- 2 and 105 +- 2.1
+        self.assertEqual(self.word((100.0, 2.0, 500), (105.0, 2.0, 500)), "slower")
+
+    def test_a_change_beyond_min_effect_inside_the_intervals_is_too_noisy_to_tell(self):
+        # 100 +- 2.5 and 105 +- 2.625 overlap
+        self.assertEqual(self.word((100.0, 2.5, 500), (105.0, 2.5, 500)), "too noisy to tell")
+        # either side's interval: a tight base, a wide other
+        self.assertEqual(self.word((100.0, 0.1, 500), (105.0, 6.0, 500)), "too noisy to tell")
+        # one sample has no interval (cubench writes 0 there): not a verdict
+        self.assertEqual(self.word((100.0, 0.0, 1), (110.0, 0.5, 500)), "too noisy to tell")
+
+    def test_a_change_under_min_effect_is_same(self):
+        self.assertEqual(self.word((100.0, 0.1, 500), (101.0, 0.1, 500)), "same")  # apart, 1%
+        self.assertEqual(self.word((100.0, 5.0, 500), (101.0, 5.0, 500)), "same")  # noisy, 1%
+        self.assertEqual(self.word((100.0, 0.0, 1), (101.0, 0.0, 1)), "same")
+        self.assertEqual(self.word((100.0, 0.5, 500), (105.0, 0.5, 500), "--min-effect", "0.1"), "same")
+
+    def test_the_note_counts_the_rule_and_says_the_caveat_once(self):
+        rows, md = self.table({"s/manual_time": (100.0, 0.5, 500), "n/manual_time": (100.0, 3.0, 500),
+                               "e/manual_time": (100.0, 0.5, 500)},
+                              {"s/manual_time": (105.0, 0.5, 500), "n/manual_time": (105.0, 3.0, 500),
+                               "e/manual_time": (100.5, 0.5, 500)})
+        self.assertEqual([rows[n]["verdict"] for n in ("s/manual_time", "n/manual_time", "e/manual_time")],
+                         ["slower", "too noisy to tell", "same"])
+        self.assertIn("1 of this table's 3 verdicts say faster or slower (a side of one repetition: a "
+                      "median change of at least 2% with the rows' 95% confidence intervals apart); "
+                      "1 say too noisy to tell (a change of at least 2% inside the intervals)", md)
+        caveat = [line for line in md.splitlines() if line.startswith("CI: ")]
+        self.assertEqual(len(caveat), 1, md)
+        self.assertIn("see only each process's samples; between processes of one binary rows move by "
+                      "more than that", caveat[0])
+        self.assertIn("merge several processes per build (tools/merge-processes, tools/run-matrix)", caveat[0])
+        self.assertNotIn("one process's repetitions, so the U test", md)  # no U test was run
+
+    def test_a_file_without_time_ci_pct_keeps_the_old_refusal(self):
+        a = one_process_file(self.dir.name, "a.json", {"k/manual_time": (100.0, 0.5, 500)})
+        old = one_process_file(self.dir.name, "old.json", {"k/manual_time": (105.0, None, 500)})
+        for files in ((a, old), (old, a), (data("older-cubench.json"), data("older-cubench.json"))):
+            with self.subTest(files=files):
+                assert_one_line_error(self, tool("compare.py", "--table", *files),
+                                      r"^tools/compare: .*: the U test needs at least 2 repetitions in "
+                                      r"each file \(1 in .*, 1 in .*\); run with "
+                                      r"--benchmark_repetitions=5, or pass --no-utest$")
+        r = tool("compare.py", "--table", "--no-utest", a, old, "--format", "csv")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(",slower", r.stdout)  # --no-utest: the spread rule, which one sample passes
+
+    def test_the_p_cell_is_ci_only_where_the_u_test_could_not_run(self):
+        import compare
+        self.assertEqual(compare.CI_P, "CI")
+        rows, _ = self.table({"k/manual_time": (100.0, 0.5, 500)}, {"k/manual_time": (105.0, 0.5, 500)},
+                             "--no-utest")
+        self.assertEqual((rows["k/manual_time"]["p"], rows["k/manual_time"]["verdict"]), ("", "slower"))
+
+    def test_two_committed_default_run_processes(self):
+        # rows of docs/results/h100/default-run/cuda-13.0.json and memory-limit-24GiB.json
+        r = tool("compare.py", "--table", data("one-process-a.json"), data("one-process-b.json"),
+                 "--format", "csv")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        def p_and_verdict(row):  # the second file's: the only one judged
+            return tuple(next(v for k, v in row.items() if k.endswith(end)) for end in (": p", ": verdict"))
+        words = {row["benchmark"]: p_and_verdict(row) for row in csv.DictReader(io.StringIO(r.stdout))}
+        self.assertEqual(words["allreduce/bf16/8/outofplace/manual_time"], ("CI", "slower"))  # +52%
+        self.assertEqual(words["gemm_autotune/fp8/1024/1024/1024/manual_time"], ("CI", "faster"))  # -7.7%
+        self.assertEqual(words["sigmoid/vectorized/fp32/268435456/hot/manual_time"], ("CI", "same"))
+        # -22%, but the second process took one sample: no interval
+        self.assertEqual(words["startup/nccl/comm_init/default/manual_time"], ("CI", "too noisy to tell"))
+        self.assertEqual(words["svd/gesvdp/fp32/2048/manual_time"], ("", ""))  # not timed: no verdict
 
 
 class CyclesView(PairOfFiles):
@@ -1545,7 +1769,11 @@ class ExitPath(unittest.TestCase):
 
 class WhereTheTimeWent(unittest.TestCase):
     """tools/where-the-time-went: per family and per row, the seconds of set-up, first call,
-    check, warm-up and samples, a repeated row's set-up counted once and its samples each time."""
+    check, warm-up and samples, a repeated row's set-up counted once and its samples each time.
+    A file reads for what it has: the columns no row fills are blank and named in one line, and
+    only a file that is not a result file is refused."""
+
+    SINCE = "cubench writes them since c5b9141 of 2026-12-04"
 
     def test_families_and_rows_sum_their_parts(self):
         with tempfile.TemporaryDirectory() as d:
@@ -1558,22 +1786,71 @@ class WhereTheTimeWent(unittest.TestCase):
             with open(path, "w") as f:
                 json.dump({"context": {}, "benchmarks": rows}, f)
             r = tool("where_the_time_went.py", path, "--rows", "1")
-            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual((r.returncode, r.stderr), (0, ""))
             lines = r.stdout.splitlines()
+            self.assertTrue(lines[0].startswith("| family |"), lines[0])  # no note: nothing blank
             # three repetitions: set-up once, samples three times
             self.assertIn("| gemm/bf16 | 1 | 2.0 | 0.5 | 1.0 | 0.2 | 9.0 | 12.8 |", lines)
             self.assertIn("| svd/gesvd/fp32 | 1 | 0.5 | 0.0 | 0.0 | 0.0 | 0.5 | 1.0 |", lines)
             self.assertIn("| **all** | 2 | 2.5 | 0.5 | 1.0 | 0.2 | 9.5 | 13.8 |", lines)
             self.assertEqual(lines[-1], "| gemm/bf16/256/256/256/manual_time | 2.0 | 0.5 | 1.0 | 0.2 | 9.0 | 12.8 |")
 
-    SINCE = "cubench writes them all since c5b9141 of 2026-12-04, partway through result schema version 1"
+    def read(self, path, *args):
+        """(the one note line above the tables, or None; the tables' lines) of a file read
+        without an error or a warning."""
+        r = tool("where_the_time_went.py", path, *args)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        lines = r.stdout.splitlines()
+        notes = [line for line in lines if line and not line.startswith("|") and "costliest" not in line]
+        self.assertLessEqual(len(notes), 1, notes)  # the blank columns are named once
+        return (notes[0] if notes else None), [line for line in lines if line.startswith("|")]
 
-    def refused(self, path, lacks, what):
-        """One line, exit 2: the counters path's rows lack, since when cubench writes them, and
-        what the file is."""
-        assert_one_line_error(self, tool("where_the_time_went.py", path),
-                              "^tools/where-the-time-went: " + re.escape(f"{path}: its rows lack {lacks} "
-                                                                         f"({self.SINCE}; {what})") + "$")
+    def blank(self, path, what, missing):
+        return f"{path}: {what}: no {missing} in its rows: those columns are blank"
+
+    def test_an_older_cubench_file_fills_the_columns_it_can(self):
+        # rows of docs/results/h200/default-run/cuda-13.0-libtorch.json (cubench c6db17d):
+        # first_call_ms only, and an error row (svd/gesvdp/fp32/2048) that has no counters at all
+        path = data("older-cubench.json")
+        note, lines = self.read(path)
+        self.assertEqual(note, self.blank(path, f"older file (cubench c6db17d; {self.SINCE})",
+                                          "setup_s, validate_s, warmup_s, sampling_s"))
+        # gemm's first calls: 0.089 + 2.717 + 0.115 ms, launch/empty's 0.099 ms: 0.0 s to a decimal
+        self.assertIn("| gemm | 3 |  | 0.0 |  |  |  | 0.0 |", lines)
+        self.assertIn("| launch/empty | 1 |  | 0.0 |  |  |  | 0.0 |", lines)
+        self.assertIn("| **all** | 4 |  | 0.0 |  |  |  | 0.0 |", lines)
+        self.assertFalse([line for line in lines if "svd" in line])  # it failed: not a cost listed
+        import where_the_time_went as w
+        with open(path) as f:
+            rows = json.load(f)["benchmarks"]
+        first = w.first_repetitions(rows)
+        self.assertEqual(sorted(first), sorted(r["name"] for r in rows if not r.get("error_occurred")))
+        gemm = first["gemm/fp32/4096/4096/4096/manual_time"]
+        self.assertAlmostEqual(gemm["first_call_ms"], rows[1]["first_call_ms"] * 1e-3)
+        self.assertEqual([gemm[n] for n in ("setup_s", "validate_s", "warmup_s", "sampling_s")], [None] * 4)
+        self.assertAlmostEqual(w.total(gemm), gemm["first_call_ms"])
+
+    def test_rows_lacking_counters_others_carry_get_blank_cells(self):
+        with tempfile.TemporaryDirectory() as d:
+            full = dict(setup_s=1.0, first_call_ms=2000.0, validate_s=0.5, warmup_s=0.5, sampling_s=3.0)
+            rows = [toy_row("gemm/bf16/256/256/256/manual_time", 0, 10.0, **full),
+                    toy_row("gemm/bf16/512/512/512/manual_time", 0, 10.0, first_call_ms=1000.0),
+                    toy_row("svd/gesvd/fp32/512/manual_time", 0, 10.0, first_call_ms=500.0, sampling_s=4.0)]
+            path = os.path.join(d, "run.json")
+            with open(path, "w") as f:
+                json.dump({"context": {}, "benchmarks": rows}, f)
+            note, lines = self.read(path)
+            self.assertEqual(note, f"{path}: some rows lack counters the others carry: setup_s (2 of 3 "
+                                   "rows), validate_s (2 of 3 rows), warmup_s (2 of 3 rows), sampling_s "
+                                   "(1 of 3 rows): those cells are blank, and the sums and totals count "
+                                   "the cells there are")
+            self.assertIn("| gemm/bf16 | 2 | 1.0 | 3.0 | 0.5 | 0.5 | 3.0 | 8.0 |", lines)
+            self.assertIn("| svd/gesvd/fp32 | 1 |  | 0.5 |  |  | 4.0 | 4.5 |", lines)
+            self.assertIn("| **all** | 3 | 1.0 | 3.5 | 0.5 | 0.5 | 7.0 | 12.5 |", lines)
+            self.assertIn("| gemm/bf16/512/512/512/manual_time |  | 1.0 |  |  |  | 1.0 |", lines)
+            self.assertEqual(lines[-3:], ["| gemm/bf16/256/256/256/manual_time | 1.0 | 2.0 | 0.5 | 0.5 | 3.0 | 7.0 |",
+                                          "| svd/gesvd/fp32/512/manual_time |  | 0.5 |  |  | 4.0 | 4.5 |",
+                                          "| gemm/bf16/512/512/512/manual_time |  | 1.0 |  |  |  | 1.0 |"])
 
     def file_with(self, directory, context, **counters):
         path = os.path.join(directory, "run.json")
@@ -1587,27 +1864,38 @@ class WhereTheTimeWent(unittest.TestCase):
                            "counters": {c: {"unit": "s", "better": "none"} for c in counters}})
 
     def test_a_file_older_than_the_schema(self):
-        self.refused(data("cuda-13.0.json"), "setup_s, first_call_ms, validate_s, warmup_s, sampling_s",
-                     "this file has no schema: its cubench is older still")
+        path = data("cuda-13.0.json")
+        note, lines = self.read(path)
+        self.assertEqual(note, self.blank(path, f"older file (before cubench wrote a schema; {self.SINCE})",
+                                          "setup_s, first_call_ms, validate_s, warmup_s, sampling_s"))
+        self.assertIn("| gemm/bf16 | 2 |  |  |  |  |  |  |", lines)
 
     def test_a_version_1_file_older_than_the_counters_names_its_cubench(self):
-        self.refused(data("bad/before-the-time-counters.json"), "setup_s, validate_s, warmup_s, sampling_s",
-                     "this file has version 1 and its schema does not declare them: its cubench, c6db17d, is older")
+        path = data("bad/before-the-time-counters.json")
+        note, lines = self.read(path)
+        self.assertEqual(note, self.blank(path, f"older file (cubench c6db17d; {self.SINCE})",
+                                          "setup_s, validate_s, warmup_s, sampling_s"))
+        self.assertIn("| launch/empty | 1 |  | 0.0 |  |  |  | 0.0 |", lines)
         with tempfile.TemporaryDirectory() as d:  # no git_revision in its context
             path = self.file_with(d, {"cubench_schema": self.schema(1, ["first_call_ms"])}, first_call_ms=0.1)
-            self.refused(path, "setup_s, validate_s, warmup_s, sampling_s",
-                         "this file has version 1 and its schema does not declare them: its cubench is older")
+            self.assertEqual(self.read(path)[0], self.blank(
+                path, f"older file (a cubench of schema version 1; {self.SINCE})",
+                "setup_s, validate_s, warmup_s, sampling_s"))
 
     def test_pytorchs_timings_are_not_called_an_old_cubench(self):
         with tempfile.TemporaryDirectory() as d:
             path = self.file_with(d, {"executable": "tools/torch_reference.py"})
-            self.refused(path, "setup_s, first_call_ms, validate_s, warmup_s, sampling_s",
-                         "this file has no schema: it is tools/torch_reference.py's, which counts none of them")
+            self.assertEqual(self.read(path)[0], self.blank(
+                path, "tools/torch_reference.py's file, which counts none of them",
+                "setup_s, first_call_ms, validate_s, warmup_s, sampling_s"))
 
-    def test_an_interrupted_run_refused_is_one_line_and_read_is_warned_about(self):
+    def test_an_interrupted_run_is_read_with_its_warning(self):
         # docs/results/h200/vs-torch/bert_train/seq-128.cubench.json: interrupted and too old
-        self.refused(data("interrupted.json"), "setup_s, first_call_ms, validate_s, warmup_s, sampling_s",
-                     "this file has version 1 and its schema does not declare them: its cubench is older")
+        r = tool("where_the_time_went.py", data("interrupted.json"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, f"tools/where-the-time-went: warning: {data('interrupted.json')}: from "
+                                   "a run interrupted by SIGINT; loaded 2 finished rows\n")
+        self.assertIn("no setup_s, first_call_ms, validate_s, warmup_s, sampling_s in its rows", r.stdout)
         with tempfile.TemporaryDirectory() as d:
             path = self.file_with(d, {"interrupted": "SIGINT"}, setup_s=1.0, first_call_ms=5.0,
                                   validate_s=0.5, warmup_s=0.1, sampling_s=2.0)
@@ -1621,13 +1909,49 @@ class WhereTheTimeWent(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             parts = ["setup_s", "first_call_ms", "validate_s", "warmup_s", "sampling_s"]
             path = self.file_with(d, {"cubench_schema": self.schema(2, parts)}, first_call_ms=0.1)
-            self.refused(path, "setup_s, validate_s, warmup_s, sampling_s",
-                         "this file has version 2, whose schema declares them, yet no finished row "
-                         "carries them (did every row fail?)")
+            self.assertEqual(self.read(path)[0], self.blank(
+                path, "schema version 2 declares them, yet no finished row carries them",
+                "setup_s, validate_s, warmup_s, sampling_s"))
             # Every cubench of version 2 writes them: a version-2 file without them is not old.
             path = self.file_with(d, {"cubench_schema": self.schema(2, ["first_call_ms"])}, first_call_ms=0.1)
-            self.refused(path, "setup_s, validate_s, warmup_s, sampling_s",
-                         "this file has version 2 and its schema does not declare them")
+            self.assertEqual(self.read(path)[0], self.blank(
+                path, "schema version 2, which does not declare them", "setup_s, validate_s, warmup_s, sampling_s"))
+
+    def test_a_file_whose_rows_all_failed_lists_nothing(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "run.json")
+            row = dict(toy_row("svd/gesvd/fp32/512/manual_time", 0, 0.0), error_occurred=True,
+                       error_message="wrong result")
+            with open(path, "w") as f:
+                json.dump({"context": {}, "benchmarks": [row]}, f)
+            note, lines = self.read(path)
+            self.assertEqual(note, f"{path}: no row finished (1 failed): nothing to list")
+            self.assertIn("| **all** | 0 |  |  |  |  |  |  |", lines)
+
+    def test_only_a_file_that_is_not_a_result_file_is_refused(self):
+        for path, says in ((data("not-gbench.json"), "not Google Benchmark output"),
+                           (data("bad/not-json.json"), "not JSON"),
+                           (data("bad/aggregates-only.json"), "no benchmark results in it")):
+            with self.subTest(path=path):
+                assert_one_line_error(self, tool("where_the_time_went.py", path),
+                                      "^tools/where-the-time-went: " + re.escape(f"{path}: {says}"))
+
+    def test_every_committed_result_file_is_read(self):
+        # docs/results: files of many cubench commits, PyTorch's, merged ones; articles-claims.json
+        # is a list of claims, not a result file.
+        import glob
+        docs = os.path.join(HERE, "..", "docs", "results")
+        paths = sorted(glob.glob(os.path.join(docs, "**", "*.json"), recursive=True))
+        self.assertGreater(len(paths), 20)
+        for path in paths:
+            with self.subTest(path=os.path.relpath(path, docs)):
+                r = tool("where_the_time_went.py", path)
+                if path.endswith("articles-claims.json"):
+                    assert_one_line_error(self, r, "not Google Benchmark output")
+                    continue
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn("| **all** |", r.stdout)
+                self.assertNotIn("Traceback", r.stderr)
 
 
 class TorchReference(unittest.TestCase):

@@ -7,6 +7,15 @@
       reads them; --alpha, --no-utest, -a, --no-color and -d are compare.py's own options.
       Its colours only reach a terminal: output to a file or a pipe is plain text, as is any
       output while NO_COLOR is set to a non-empty value (https://no-color.org).
+      It reads copies of the two files, made so that it prints well: only the rows both files
+      time (so its geometric mean is of the same rows), each row's times in the unit (ns, us, ms
+      or s, in the Unit column it adds) that keeps them at three significant digits or more
+      (compare.py prints whole numbers). A row a file did not time (an error row, such as
+      "inaccurate here, reported, not timed") is left out, named in one line under the output.
+      Rows where a side has one repetition (no U test can run) get a verdict column instead, by
+      the rows' own confidence intervals as --table judges them (below, at its default
+      --min-effect), with a count and the caveat under the output; where a file's rows carry no
+      time_ci_pct (older files), one line says why they have no verdict.
   tools/compare --table base.json other.json [more.json ...] [--format md|csv] [--counters C,...]
                         [--alpha A] [--min-effect E] [--no-utest]
       The N-way table compare.py lacks: one row per benchmark, per file its median time, its
@@ -26,9 +35,20 @@
       rate counter is the time's inverse, and a memory figure is not a sample). With --no-utest
       there is no p: faster/slower where the median changed by at least --min-effect and by more
       than either side's spread; too noisy to tell where a spread exceeds --min-effect and the
-      change is inside it; else same (a single sample shows no spread). A note under the table
-      counts the verdicts of each kind. `!` marks rows whose SM clocks differ by more than 5%
-      between files, and a note says when files ran on different GPUs.
+      change is inside it; else same (a single sample shows no spread).
+      One repetition a side (two single-process runs, as cubench's default run gives): the U
+      test cannot run, so the rows' own samples judge them. Every cubench row carries
+      time_ci_pct, the half-width of its time's 95% confidence interval in % of it; the p cell
+      says CI, and the verdict is faster/slower where the median changed by at least
+      --min-effect and the two intervals (time +- time x time_ci_pct / 100) do not overlap,
+      same where the change is under --min-effect, else too noisy to tell (a row of one sample
+      has no interval: too noisy, unless the change is under --min-effect). One line under the
+      table says what such a verdict cannot see: the spread between processes, larger than a
+      process's own (docs/methodology.md); merge several processes per build for a verdict that
+      holds. A file without time_ci_pct (older) gets no such verdict: one line says why, exit
+      status 2, unless --no-utest. A note under the table counts the verdicts of each kind.
+      `!` marks rows whose SM clocks differ by more than 5% between files, and a note says when
+      files ran on different GPUs.
       The clock view (nvbench's robust compare): Mcycles is the median over samples of
       time x sm_clock_MHz (each sample with its own clock: cycles, in millions), and cycles
       change % its change against the first file: the work with the clock taken out. Left empty
@@ -51,8 +71,9 @@
 
 An option the mode does not take (--format, --min-effect, --counters without --table; -a,
 --no-color, -d with it) is an error, as is input that is malformed (not a file, not UTF-8, not
-JSON, not Google Benchmark output, a field of the wrong type), files that share no benchmark, or
-fewer than two repetitions for the U test: one line on stderr and exit status 2. A file cut
+JSON, not Google Benchmark output, a field of the wrong type), files that share no benchmark, or,
+for --table, fewer than two repetitions for the U test in a file without time_ci_pct: one line
+on stderr and exit status 2. A file cut
 mid-write (its run killed), or from a run interrupted (Ctrl-C), loads its complete rows with a
 warning.
 """
@@ -71,8 +92,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli  # noqa: E402
-from results import (InputError, is_iteration, label_of, load, merged_schema,  # noqa: E402
-                     not_built_of, read, renamed, run_name, unit)
+from results import (US_PER_UNIT, InputError, is_iteration, is_number, label_of,  # noqa: E402
+                     load, merged_schema, not_built_of, read, renamed, run_name, unit)
 
 DEFAULT_ALPHA = 0.05
 # Below this a difference is `same` however small its p-value: A/A runs of one binary on the H200
@@ -214,6 +235,45 @@ def verdict(base, other, args):
     return change * 100, p, word
 
 
+# What a row of one process says of its own time: the half-width of the 95% confidence interval
+# of its mean, in % of it, from its samples (cubench writes it since 9cd2164 of 2026-12-04).
+CI_COUNTER = "time_ci_pct"
+CI_P = "CI"  # the p cell of a verdict by the rows' confidence intervals (there is no p-value)
+
+
+def has_ci(result):
+    """Whether a row carries what the confidence-interval rule needs (older files do not)."""
+    return not math.isnan(result.median(CI_COUNTER))
+
+
+def ci_half_width(result):
+    """The row's 95% interval's half-width, in microseconds; infinite where the row has under two
+    samples (cubench writes 0 there: one sample shows no spread, which is not no noise)."""
+    if result.median("samples") < 2:  # NaN (not carried) compares False: trust time_ci_pct
+        return math.inf
+    return result.median_time() * result.median(CI_COUNTER) / 100
+
+
+def intervals_apart(base, other):
+    """Whether the two rows' intervals (time +- its half-width) do not overlap."""
+    a, b = base.median_time(), other.median_time()
+    return abs(b - a) > ci_half_width(base) + ci_half_width(other)
+
+
+def ci_verdict(base, other, args):
+    """(change in %, word) by the rows' own samples, where a side has one repetition: faster or
+    slower where the median changed by at least min_effect and the two 95% intervals are apart;
+    same where the change is under min_effect; else too noisy to tell."""
+    change = other.median_time() / base.median_time() - 1.0
+    if abs(change) < args.min_effect:
+        word = SAME
+    elif intervals_apart(base, other):
+        word = SLOWER if change > 0 else FASTER
+    else:
+        word = TOO_NOISY
+    return change * 100, word
+
+
 def fmt(x):
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return ""
@@ -242,7 +302,8 @@ def build_table(files, args):
     counters = shown_counters(args, loaded, names, schema)
     cycles = carries_clocks(loaded, names)
     header = table_header(labels, [column(c, schema) for c in counters], cycles)
-    rows, judged = [], []  # judged: (row name, file's label, word, cycles change %) per verdict
+    # judged: (row name, file's label, word, cycles change %, rule: see judgement()) per verdict
+    rows, judged = [], []
     for n in names:
         row = [n]
         for i, (path, _, res) in enumerate(loaded):
@@ -255,7 +316,8 @@ def build_table(files, args):
         notes.append(f"files ran on different GPUs: {', '.join(sorted(gpus))}")
     notes += left_out.notes(names, labels)
     if judged:
-        notes.append(summary_note([word for _, _, word, _ in judged], args))
+        notes.append(summary_note([word for _, _, word, _, _ in judged], args,
+                                  {rule for *_, rule in judged}))
     clocked = clock_made_it(judged, args, len(loaded) > 2)
     if clocked:
         notes.append(clocked)
@@ -265,8 +327,11 @@ def build_table(files, args):
     if any(cell.endswith(" !") for row in rows for cell in row):
         notes.append(f"! after a verdict: the two files' median SM clocks differ by more than "
                      f"{CLOCK_MARK * 100:g}% in that row")
+    if any(rule == "ci" for *_, rule in judged):
+        notes.append(ONE_REPETITION_CAVEAT)
     single = [os.path.basename(p) for p, ctx, _ in loaded if not ctx.get("processes")]
-    if single and not args.no_utest:
+    u_tested = not judged or any(rule == "utest" for *_, rule in judged)
+    if single and not args.no_utest and u_tested:
         notes.append(single_process_note(single))
     return header, rows, notes
 
@@ -356,42 +421,79 @@ def file_cells(name, r, b, judging, path, base_path, counters, cycles, args, jud
         return cells
     if b is None or b.error or not b.times:
         return cells + blank_judgement
-    if not args.no_utest and (len(b.times) < 2 or len(r.times) < 2):
-        raise InputError(f"{name}: the U test needs at least 2 repetitions in each file "
-                         f"({len(b.times)} in {base_path}, {len(r.times)} in {path}); "
-                         "run with --benchmark_repetitions=5, or pass --no-utest")
-    change, p, word = verdict(b, r, args)
+    change, p, word, rule = judgement(name, b, r, path, base_path, args)
     cycles_change = (r.mcycles() / b.mcycles() - 1) * 100  # NaN where a side has no clock
-    judged.append((name, label, word, cycles_change))
+    judged.append((name, label, word, cycles_change, rule))
     clock_b, clock_r = b.median("sm_clock_MHz"), r.median("sm_clock_MHz")
     if clock_b > 0 and clock_r > 0 and abs(clock_r / clock_b - 1) > CLOCK_MARK:  # NaN: unknown
         word += " !"
     cells.append(f"{change:+.1f}")
     if cycles:
         cells.append("" if math.isnan(cycles_change) else f"{cycles_change:+.1f}")
-    return cells + ["" if p is None else f"{p:.3g}", word]
+    return cells + [p if isinstance(p, str) else "" if p is None else f"{p:.3g}", word]
 
 
-def summary_note(words, args):
-    """How many verdicts say what, and the rule that gave them."""
+def one_repetition(base, other, args):
+    """Whether the U test cannot run on the row: a side has a single repetition."""
+    return not args.no_utest and (len(base.times) < 2 or len(other.times) < 2)
+
+
+def judgement(name, b, r, path, base_path, args):
+    """(change %, p: a number, None or CI_P, word, rule: "utest", "no-utest" or "ci") of a row. A
+    row where a side has one repetition is judged by its confidence intervals where both rows carry
+    them; a file without them (older) gets no verdict, in one line that says why."""
+    if one_repetition(b, r, args):
+        if not (has_ci(b) and has_ci(r)):
+            raise InputError(f"{name}: the U test needs at least 2 repetitions in each file "
+                             f"({len(b.times)} in {base_path}, {len(r.times)} in {path}); "
+                             "run with --benchmark_repetitions=5, or pass --no-utest")
+        change, word = ci_verdict(b, r, args)
+        return change, CI_P, word, "ci"
+    change, p, word = verdict(b, r, args)
+    return change, p, word, "no-utest" if args.no_utest else "utest"
+
+
+def rule_words(rule, args):
+    """(what flags a row, what makes it too noisy to tell) under one rule of judgement()."""
+    effect = f"{args.min_effect * 100:g}%"
+    if rule == "no-utest":
+        return (f"no U test: a median change of at least {effect} and beyond either side's spread",
+                f"a side's spread, IQR / median, is over {effect} and the change inside it")
+    if rule == "ci":
+        return (f"a side of one repetition: a median change of at least {effect} with the rows' 95% "
+                "confidence intervals apart",
+                f"a change of at least {effect} inside the intervals")
+    return (f"U test p < {args.alpha:g} and a median change of at least {effect}",
+            f"the U test cannot reach p < {args.alpha:g} at their sample counts, or a side's "
+            f"spread, IQR / median, is over {effect}")
+
+
+def summary_note(words, args, rules=None):
+    """How many verdicts say what, and the rules that gave them (rules: those of judgement()
+    used; by default the one args name)."""
     flagged = sum(w in (FASTER, SLOWER) for w in words)
     noisy = words.count(TOO_NOISY)
-    effect = f"{args.min_effect * 100:g}%"
-    if args.no_utest:
-        rule = f"no U test: a median change of at least {effect} and beyond either side's spread"
-        blind = f"a side's spread, IQR / median, is over {effect} and the change inside it"
-    else:
-        rule = f"U test p < {args.alpha:g} and a median change of at least {effect}"
-        blind = (f"the U test cannot reach p < {args.alpha:g} at their sample counts, or a side's "
-                 f"spread, IQR / median, is over {effect}")
+    if rules is None:
+        rules = {"no-utest" if args.no_utest else "utest"}
+    said = [rule_words(r, args) for r in ("utest", "no-utest", "ci") if r in rules]
+    rule = "; or ".join(flags for flags, _ in said)
+    blind = "; or ".join(why for _, why in said)
     return (f"{flagged} of this table's {len(words)} verdicts say faster or slower ({rule}); "
             f"{noisy} say too noisy to tell ({blind})")
+
+
+# Under every table or comparison with a verdict by the confidence intervals: what it cannot see.
+ONE_REPETITION_CAVEAT = (
+    f"{CI_P}: a side has one repetition, so the verdict is by the rows' own 95% confidence "
+    f"intervals ({CI_COUNTER}), which see only each process's samples; between processes of one "
+    "binary rows move by more than that (docs/methodology.md, \"Reading a comparison\"): for a "
+    "verdict that holds, merge several processes per build (tools/merge-processes, tools/run-matrix)")
 
 
 def clock_made_it(judged, args, several):
     """The note on faster/slower rows whose cycles changed under --min-effect: the SM clock moved,
     not the work (faster because it ran at a higher clock). None where there is none."""
-    rows = [f"{n} ({label})" if several else n for n, label, word, cycles in judged
+    rows = [f"{n} ({label})" if several else n for n, label, word, cycles, _ in judged
             if word in (FASTER, SLOWER) and abs(cycles) < args.min_effect * 100]  # NaN: no
     if not rows:
         return None
@@ -420,7 +522,7 @@ def what_ran_differs(names, loaded, labels, judged):
     """The note on faster/slower rows whose label says another kernel or algorithm ran than in
     the base file: the library's own reason for the verdict. None where there is none."""
     base = loaded[0][2]
-    words = {(name, label): word for name, label, word, _ in judged}
+    words = {(name, label): word for name, label, word, *_ in judged}
     lines = []
     for name in names:
         theirs = what_ran(base[name].label) if name in base else ""
@@ -491,25 +593,201 @@ def render(header, rows, notes, form):
     return "\n".join(lines) + "\n"
 
 
-def compare_py_input(path, rules, wanted_names, directory):
+# --- two-file mode: Google Benchmark's compare.py, fed copies it can print well -------------------
+
+# compare.py prints a time as a whole number of the row's time_unit (0.55 ms as "1"): each row of
+# the copies gets the largest unit that keeps its time at 100 or more, three significant digits.
+UNITS_LARGEST_FIRST = ("s", "ms", "us", "ns")
+REASON_CHARS = 60  # an untimed row's reason, shortened to this in the line that names it
+
+
+def time_unit_for(us):
+    """The largest unit in which a time of us microseconds is at least 100 (else ns)."""
+    for name in UNITS_LARGEST_FIRST:
+        if us / US_PER_UNIT[name] >= 100:
+            return name
+    return "ns"
+
+
+def is_timed(result):
+    return result is not None and not result.error and bool(result.times)
+
+
+def time_units(compared):
+    """{run name: the unit its rows print in}, from its smallest time in either file: both files'
+    rows of a name must share it (compare.py pairs only rows of the first file's unit)."""
+    smallest = {}
+    for res in compared:
+        for n, r in res.items():
+            if is_timed(r):
+                smallest[n] = min(smallest.get(n, math.inf), min(r.times))
+    return {n: time_unit_for(us) for n, us in smallest.items()}
+
+
+def is_a_time(row):
+    """Whether a row's real_time is a time: an iteration's or a time aggregate's (not a cv's, a
+    fraction that Google Benchmark marks aggregate_unit "percentage")."""
+    if is_iteration(row):
+        return True
+    return row.get("aggregate_unit", "time") == "time" and row.get("aggregate_name") != "cv"
+
+
+def in_unit(row, time_unit):
+    """The row with its real_time and cpu_time in time_unit."""
+    factor = US_PER_UNIT[row.get("time_unit", "ns")] / US_PER_UNIT[time_unit]
+    out = dict(row, time_unit=time_unit)
+    for field in ("real_time", "cpu_time"):
+        if is_number(row.get(field)):
+            out[field] = row[field] * factor
+    return out
+
+
+def compare_py_input(path, rules, wanted_names, directory, keep=None, units=None):
     """A copy of path for compare.py: checked, complete rows only (a cut file's), renamed and
-    filtered as --rename/--filter say; returns (copy's path, its benchmark names)."""
+    filtered as --rename/--filter say, only the rows of keep (run names, after renaming; None:
+    all) and each time in units[its run name]; returns (copy's path, {row name: its unit})."""
     load(path, rules)  # the one-line checks, the rename clash included, before compare.py runs
-    data, kept = read(path), []
+    data, kept, shown = read(path), [], {}
     for row in data["benchmarks"]:
         old = run_name(row)
         new = renamed(old, rules)
-        if not wanted_names.search(new):
+        if not wanted_names.search(new) or (keep is not None and new not in keep):
             continue
         if not row.get("error_occurred") and ("cpu_time" not in row or "time_unit" not in row):
             raise InputError(f"{path}: {row['name']} has no cpu_time or time_unit, which compare.py "
                              "needs (--table does not)")
         name = new + row["name"][len(old):] if row["name"].startswith(old) else renamed(row["name"], rules)
-        kept.append(dict(row, name=name, run_name=new))
+        row = dict(row, name=name, run_name=new)
+        if units and new in units and is_a_time(row):
+            row = in_unit(row, units[new])
+            shown[name] = units[new]
+        kept.append(row)
     copy = os.path.join(directory, os.path.basename(path))
     with open(copy, "w", encoding="utf-8") as f:
         json.dump(dict(data, benchmarks=kept), f)
-    return copy, {run_name(row) for row in kept if is_iteration(row)}
+    return copy, shown
+
+
+def short_reason(name, error):
+    """An error message, less the row's name it starts with, cut to REASON_CHARS."""
+    base = name[:-len("/manual_time")] if name.endswith("/manual_time") else name
+    for prefix in (name + ": ", base + ": "):
+        if error.startswith(prefix):
+            error = error[len(prefix):]
+            break
+    error = " ".join(error.split())
+    return error if len(error) <= REASON_CHARS else error[:REASON_CHARS - 3].rstrip() + "..."
+
+
+def untimed_rows(compared, shared, files):
+    """{run name: how to name it in the note} of the shared rows a file has not timed (an error
+    row: "inaccurate here, reported, not timed", a failed check): compare.py would print their
+    placeholder times as a measurement."""
+    out = {}
+    for n in shared:
+        sides = [i for i, res in enumerate(compared) if not is_timed(res[n])]
+        if not sides:
+            continue
+        error = next(compared[i][n].error for i in sides) or "no time"
+        where = "" if len(sides) == len(compared) else f" in {os.path.basename(files[sides[0]])}"
+        out[n] = f"{n}{where} ({short_reason(n, error)})"
+    return out
+
+
+def untimed_note(untimed):
+    named = list(untimed.values())
+    more = len(named) - NAMED_IN_NOTE
+    return ("not timed, left out: " + ", ".join(named[:NAMED_IN_NOTE])
+            + (f" and {more} more" if more > 0 else ""))
+
+
+def one_repetition_verdicts(compared, shared, untimed, args):
+    """({run name: word} by the confidence-interval rule, [run names of one repetition that
+    cannot be judged]) for the shared timed rows whose U test cannot run (a side has a single
+    repetition): compare.py gives those no verdict at all."""
+    words, unjudged = {}, []
+    for n in shared:
+        if n in untimed:
+            continue
+        b, r = compared[0][n], compared[1][n]
+        if not one_repetition(b, r, args):
+            continue
+        if has_ci(b) and has_ci(r):
+            words[n] = ci_verdict(b, r, args)[1]
+        else:
+            unjudged.append(n)
+    return words, unjudged
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+UNIT_WIDTH = 6
+# compare.py's last line (Google Benchmark 1.7 on): the geometric means of each file's times, in
+# seconds, so printed as 0; kept up to its two changes and given its times in a unit that reads.
+GEOMEAN_LINE = re.compile(r"^(OVERALL_GEOMEAN\s+[-+]?[0-9.]+\s+[-+]?[0-9.]+)(\s+[0-9.]+){4}\s*$")
+
+
+def geometric_means(copy):
+    """(real, cpu) geometric means in microseconds of a copy's rows that are not aggregates, as
+    compare.py takes them; None where a time is not positive (it then prints no such line)."""
+    with open(copy, encoding="utf-8") as f:
+        rows = [r for r in json.load(f)["benchmarks"] if r.get("run_type") != "aggregate"]
+    means = []
+    for field in ("real_time", "cpu_time"):
+        times = [float(r[field]) * US_PER_UNIT[r["time_unit"]] for r in rows if is_number(r.get(field))]
+        if not times or min(times) <= 0:
+            return None
+        means.append(math.exp(statistics.fmean(math.log(t) for t in times)))
+    return tuple(means)
+
+
+def geomean_line(plain, means):
+    """compare.py's OVERALL_GEOMEAN line with its times in a unit that keeps three digits."""
+    match = GEOMEAN_LINE.match(plain)
+    if match is None or None in means:
+        return None
+    (real_a, cpu_a), (real_b, cpu_b) = means
+    shown = time_unit_for(min(real_a, real_b))
+    times = "".join(f"{t / US_PER_UNIT[shown]:14.0f}" for t in (real_a, real_b, cpu_a, cpu_b))
+    return match.group(1) + times + f"{shown:>{UNIT_WIDTH}}"
+
+
+def with_columns(out, units, words, means):
+    """compare.py's lines with a unit column (it prints none) and, where rows were judged by their
+    confidence intervals, a verdict column; its geometric-mean line in a unit that reads."""
+    extra_head = f"{'Unit':>{UNIT_WIDTH}}" + ("  verdict (CI)" if words else "")
+    lines = []
+    for line in out.splitlines():
+        plain = ANSI.sub("", line)
+        first = plain.split()[0] if plain.split() else ""
+        if plain.startswith("Benchmark") and "Time Old" in plain:
+            line += extra_head
+        elif plain.startswith("---") and not plain.strip("-"):
+            line += "-" * len(extra_head)
+        elif first in units:
+            line += f"{units[first]:>{UNIT_WIDTH}}" + (f"  {words[first]}" if first in words else "")
+        elif first == "OVERALL_GEOMEAN":
+            line = geomean_line(plain, means) or line
+        lines.append(line)
+    return "\n".join(lines) + ("\n" if out.endswith("\n") else "")
+
+
+def two_file_notes(untimed, words, unjudged, compared, files, args):
+    """The lines under compare.py's output: rows left out, the one-repetition verdicts' count and
+    caveat, or why rows of one repetition have no verdict."""
+    notes = [untimed_note(untimed)] if untimed else []
+    if words:
+        notes.append(summary_note(list(words.values()), args, {"ci"}))
+        notes.append(ONE_REPETITION_CAVEAT)
+    if unjudged:
+        lacking = list(dict.fromkeys(os.path.basename(f) for f, res in zip(files, compared)
+                                     if any(not has_ci(res[n]) for n in unjudged)))
+        notes.append(f"no verdict for {len(unjudged)} row(s) of one repetition (e.g. {unjudged[0]}): "
+                     f"the U test needs 2 or more a side, and {' and '.join(lacking)} "
+                     f"carr{'y' if len(lacking) > 1 else 'ies'} no "
+                     f"{CI_COUNTER} to judge one by (cubench writes it since 9cd2164 of "
+                     "2026-12-04); run with --benchmark_repetitions=5, or merge processes per "
+                     "build (tools/merge-processes, tools/run-matrix)")
+    return notes
 
 
 def compare_py_options(args):
@@ -527,20 +805,30 @@ def run_compare_py(args):
         raise InputError(f"{COMPARE_PY_MODE} takes exactly two files, got {len(args.files)}; "
                          "--table takes two or more")
     wanted_names, rules = name_filter(args), rename_rules(args)
+    compared = [{n: r for n, r in load(path, file_rules)[1].items() if wanted_names.search(n)}
+                for path, file_rules in zip(args.files, rules)]
+    shared = [n for n in compared[0] if n in compared[1]]
+    if not shared:
+        matching = f" matching --filter '{args.filter}'" if args.filter_given else ""
+        raise InputError(f"{args.files[0]} and {args.files[1]} share no benchmark{matching} "
+                         "(names must match exactly; --rename can map one naming onto another)")
     if args.dump_to_json:
         cli.check_output_file(args.dump_to_json, "-d")
+    untimed = untimed_rows(compared, shared, args.files)
+    units = time_units(compared)
+    words, unjudged = one_repetition_verdicts(compared, shared, untimed, args)
     script = os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")
     with tempfile.TemporaryDirectory() as tmp:
-        copies, names = [], []
+        copies, shown = [], {}
         for i, (path, file_rules) in enumerate(zip(args.files, rules)):
             os.mkdir(os.path.join(tmp, str(i)))  # one folder each: the files may share a basename
-            copy, its_names = compare_py_input(path, file_rules, wanted_names, os.path.join(tmp, str(i)))
+            # Only the rows both files time: compare.py pairs no others, and its geometric mean
+            # is then of the same rows in both.
+            copy, its_units = compare_py_input(path, file_rules, wanted_names, os.path.join(tmp, str(i)),
+                                               set(shared) - set(untimed), units)
             copies.append(copy)
-            names.append(its_names)
-        if not names[0] & names[1]:
-            matching = f" matching --filter '{args.filter}'" if args.filter_given else ""
-            raise InputError(f"{args.files[0]} and {args.files[1]} share no benchmark{matching} "
-                             "(names must match exactly; --rename can map one naming onto another)")
+            shown.update(its_units)
+        means = [geometric_means(copy) for copy in copies]
         if not os.path.exists(script):
             raise InputError(f"Google Benchmark's compare.py is not at {script} "
                              "(Debian: apt-get install libbenchmark-tools, or set GBENCH_COMPARE)")
@@ -549,11 +837,13 @@ def run_compare_py(args):
     out = r.stdout
     for copy, path in zip(copies, args.files):  # its header names the user's files, not our copies
         out = out.replace(copy, path)
-    sys.stdout.write(out)
+    sys.stdout.write(with_columns(out, shown, words, means))
     if r.returncode != 0:
         last = (r.stderr.strip().splitlines() or ["no message"])[-1]
         raise cli.WorkFailed(f"Google Benchmark's compare.py failed (exit {r.returncode}): {last}")
     sys.stderr.write(r.stderr)
+    for note in two_file_notes(untimed, words, unjudged, compared, args.files, args):
+        print(f"\n{note}")
     return 0
 
 

@@ -5,12 +5,13 @@ repetitions. An axis whose values span more than two decades is logarithmic.
   tools/plot --out-dir plots a.json [b.json ...]
 
 Writes, for the families present, a hand-made chart where there is one: gemm.png (TFLOPS against
-size per dtype, with the datasheet peak), sigmoid.png (GB/s with the measured copy ceiling),
-allreduce.png (bus bandwidth against bytes, as nccl-tests; runs on one GPU are left out, with a
-line on stderr: one rank communicates nothing, so there is no bandwidth to draw), svd.png (time
-against n), resnet.png and resnet-memory.png (ResNet-50 images/s, peak allocated memory, per
-precision and layout, one panel per resolution/batch and eager or graph), transformer.png (peak
-allocated memory against batch, one panel per mode and attention).
+size per dtype, with the datasheet peak; every shape: m = n = k joined as a line against n, the
+others as hollow markers, each named, against (m*n*k)^(1/3)), sigmoid.png (GB/s with the
+measured copy ceiling), allreduce.png (bus bandwidth against bytes, as nccl-tests; runs on one
+GPU are left out, with a line on stderr: one rank communicates nothing, so there is no bandwidth
+to draw), svd.png (time against n), resnet.png and resnet-memory.png (ResNet-50 images/s, peak
+allocated memory, per precision and layout, one panel per resolution/batch and eager or graph),
+transformer.png (peak allocated memory against batch, one panel per mode and attention).
 
 Every other family that the files' schema declares (cubench writes one into each result file's
 context) gets a generic chart, <family with / as _>.png: its main counter (the time in us where it
@@ -19,18 +20,28 @@ has none) against its size axis, a line per file and per combination of its othe
 drawn as bars: one per file for each combination of its axes' values. A family whose rows carry
 no main counter is left out with a line on stderr. Files without a schema get the hand-made
 charts only, as before the schema. A file cut mid-write gives its complete rows, with a warning.
+
+Each chart has one legend, under its title, for all its panels (a file's colour is the same in
+each): no legend covers a panel's points or its labels, and the title wraps to the chart's width.
 """
 import argparse
 import math
 import os
 import re
 import sys
+import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli  # noqa: E402
 from results import InputError, better, family_and_axes, label_of, load, merged_schema, unit  # noqa: E402
 
 DECADES_FOR_LOG = 2  # an axis spanning more than 10^2 hides its small values when linear
+# A reference line (a datasheet peak, a copy ceiling) lies at most this high in its panel, so that
+# its label, written just above it, stays inside the panel.
+REFERENCE_LINE_HEIGHT = 0.85
+TITLE_SIZE = 12
+LEGEND_SIZE = 8
+BAND_PAD = 0.08  # inches around the title and the legend
 
 # The names each hand-made chart draws. A family with rows of these gets no generic chart.
 GEMM = r"^(gemm|gemm_autotune)/(\w+)/(\d+)/(\d+)/(\d+)/"
@@ -82,11 +93,88 @@ def panels(n, max_cols, width, height):
 def save(plt, fig, axes, n, title, path):
     for ax in list(axes.flat)[n:]:
         ax.axis("off")
-    fig.suptitle(title)
-    fig.tight_layout()
+    lay_out(fig, list(axes.flat)[:n], title)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def lay_out(fig, axes, title):
+    """The title on top, wrapped to the figure's width, the one legend of the panels' series
+    under it, the panels below both: the figure grows by the band they take, so the panels keep
+    their size."""
+    renderer = fig.canvas.get_renderer()
+    pad = BAND_PAD * fig.dpi
+    heading = fig.text(0.5, 1, title, ha="center", va="top", fontsize=TITLE_SIZE)
+    wrap_to_width(heading, 0.96 * fig.bbox.width, renderer)
+    heading_h = heading.get_window_extent(renderer).height
+    handles, labels = legend_entries(axes)
+    legend = fitted_legend(fig, handles, labels, renderer) if handles else None
+    legend_h = legend.get_window_extent(renderer).height if legend else 0
+    band = pad + heading_h + pad + (legend_h + pad if legend else 0)  # pixels
+    width_in, height_in = fig.get_size_inches()
+    fig.set_size_inches(width_in, height_in + band / fig.dpi)
+    height = fig.bbox.height
+    heading.set_y(1 - pad / height)
+    if legend:
+        legend.set_bbox_to_anchor((0.5, 1 - (2 * pad + heading_h) / height), transform=fig.transFigure)
+    fig.tight_layout(rect=(0, 0, 1, 1 - band / height))
+
+
+def wrap_to_width(text, width, renderer):
+    """Text's lines shortened until it is no wider than width (pixels)."""
+    words = text.get_text()
+    chars = len(words)
+    while chars > 20 and text.get_window_extent(renderer).width > width:
+        chars = int(chars * 0.9)
+        text.set_text(textwrap.fill(words, chars))
+
+
+def legend_entries(axes):
+    """(handles, labels) of every panel's labelled series, each label once, in the order drawn;
+    entries that only say what a marker means (a line without points) after the files'."""
+    seen = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, handle)
+    entries = sorted(seen.items(), key=lambda e: is_key_only(e[1]))  # stable: the order drawn
+    return [h for _, h in entries], [label for label, _ in entries]
+
+
+def is_key_only(handle):
+    return hasattr(handle, "get_xdata") and len(handle.get_xdata()) == 0
+
+
+def fitted_legend(fig, handles, labels, renderer):
+    """The figure's legend with as many columns as fit in its width."""
+    for ncol in range(len(labels), 0, -1):
+        legend = fig.legend(handles, labels, loc="upper center", ncol=ncol, fontsize=LEGEND_SIZE,
+                            frameon=False, bbox_to_anchor=(0.5, 1), bbox_transform=fig.transFigure)
+        if ncol == 1 or legend.get_window_extent(renderer).width <= 0.96 * fig.bbox.width:
+            return legend
+        legend.remove()
+
+
+def reference_line(ax, value, text):
+    """A dashed line at value (a datasheet peak, a copy ceiling) with its label just above it,
+    at the left; room_above_lines then keeps both inside the panel."""
+    ax.axhline(value, linestyle="--", color="grey")
+    # on a pale box: bars as high as the line (a copy at the ceiling) would run through the words
+    ax.annotate(text, (0.02, value), xycoords=("axes fraction", "data"), fontsize=8, va="bottom",
+                color="dimgrey", bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=1))
+
+
+def room_above_lines(ax, values):
+    """Raises the panel's top so that the highest of values lies at most REFERENCE_LINE_HEIGHT
+    of the way up (in the axis' scale, linear or log): its label above it stays inside."""
+    if not values:
+        return
+    scale = ax.yaxis.get_transform()
+    bottom, top = ax.get_ylim()
+    low, line = scale.transform([bottom, max(values)])
+    needed = scale.inverted().transform([low + (line - low) / REFERENCE_LINE_HEIGHT])[0]
+    if needed > top:
+        ax.set_ylim(bottom, needed)
 
 
 def colours_of(loaded):
@@ -103,42 +191,90 @@ def spans_decades(values):
     return bool(positive) and max(positive) / min(positive) > 10 ** DECADES_FOR_LOG
 
 
-def draw(groups, colours, title, xlabel, ylabel, path, logx=False, logy=False, lines=None):
+def draw(groups, colours, title, xlabel, ylabel, path, logx=False, logy=False, lines=None, apart=None,
+         apart_xlabel=None):
     """A panel per group, a line per file; logx/logy force a log axis, which a panel also gets
-    where its values span more than DECADES_FOR_LOG decades."""
-    n = len(groups)
-    plt, fig, axes = panels(n, 3, 5, 3.6)
-    for ax, (group, per_file) in zip(axes.flat, sorted(groups.items())):
+    where its values span more than DECADES_FOR_LOG decades. lines: {group: [(y, label)]},
+    reference lines; apart: {group: {file label: [(x, y, err, name)]}}, points that belong to no
+    line (gemm's shapes other than m = n = k), drawn as hollow markers in the file's colour and
+    named once per panel, whose x label is then apart_xlabel."""
+    apart = apart or {}
+    names = sorted(set(groups) | set(apart))
+    plt, fig, axes = panels(len(names), 3, 5, 3.6)
+    for ax, group in zip(axes.flat, names):
         xs_all, ys_all = [], []
-        for label, pts in in_file_order(per_file, colours):
+        for label, pts in in_file_order(groups.get(group, {}), colours):
             pts.sort()
             xs, ys, es = zip(*pts)
             xs_all += xs
             ys_all += ys
             ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=label, color=colours[label])
-        for value, text in (lines or {}).get(group, []):
-            ax.axhline(value, linestyle="--", color="grey")
-            ax.annotate(text, (0.01, value), xycoords=("axes fraction", "data"), fontsize=8,
-                        va="bottom", color="grey")
+        names_at = draw_apart(ax, apart.get(group, {}), colours)
+        xs_all += [x for x, _ in names_at.values()]
+        ys_all += [y for _, y in names_at.values()]
         ax.set_title(group)
-        ax.set_xlabel(xlabel)
+        ax.set_xlabel(apart_xlabel if names_at and apart_xlabel else xlabel)
         ax.set_ylabel(ylabel)
         if logx or spans_decades(xs_all):
             ax.set_xscale("log", base=2)
         if logy or spans_decades(ys_all):
             ax.set_yscale("log")
+        name_points(ax, names_at)
+        references = (lines or {}).get(group, [])
+        for value, text in references:
+            reference_line(ax, value, text)
+        room_above_lines(ax, [value for value, _ in references])
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    return save(plt, fig, axes, n, title, path)
+    return save(plt, fig, axes, len(names), title, path)
 
 
-def gemm(loaded, out_dir):
-    def key(g, r):
-        variant, dtype, m, n, k = g
-        if not (m == n == k) or "TFLOPS" not in r.counters:
-            return None
-        return f"{variant} {dtype}", int(m), r.median("TFLOPS"), r.stdev("TFLOPS")
-    groups = series(loaded, GEMM, key)
+def draw_apart(ax, per_file, colours):
+    """The points of no line: a hollow marker per file and point. Returns {name: (x, y)}, the
+    highest marker of each name, where name_points writes it."""
+    highest = {}
+    for label, pts in in_file_order(per_file, colours):
+        for x, y, err, name in sorted(pts):
+            ax.errorbar([x], [y], yerr=[err], marker="D", markerfacecolor="white", linestyle="none",
+                        capsize=3, color=colours[label], label=f"_{label}: {name}")  # "_": in no legend
+            if y >= highest.get(name, (x, -math.inf))[1]:
+                highest[name] = (x, y)
+    if highest:  # one legend entry for what the hollow markers are, in no file's colour
+        ax.plot([], [], marker="D", markerfacecolor="white", color="grey", linestyle="none",
+                label="hollow: m, n, k not all equal (named), at (m*n*k)^(1/3)")
+    return highest
+
+
+def name_points(ax, names_at):
+    """Each name just above its point, once the axes' scales are set: leaning left of a point in
+    the panel's right quarter and right of one in its left quarter, so it stays inside."""
+    for name, (x, y) in sorted(names_at.items()):
+        across = ax.transAxes.inverted().transform(ax.transData.transform((x, y)))[0]
+        ha = "right" if across > 0.75 else "left" if across < 0.25 else "center"
+        ax.annotate(name, (x, y), xytext=(0, 6), textcoords="offset points", ha=ha, fontsize=7)
+
+
+def gemm_points(loaded):
+    """(squares, others) of every gemm row with TFLOPS: squares {panel: {file label: [(n, y,
+    err)]}} for m = n = k, a line per file; others {panel: {file label: [(x, y, err, "MxNxK")]}}
+    for the other shapes, at x = (m*n*k)^(1/3), the n of a square of the same work."""
+    squares, others = {}, {}
+    for label, _, results in loaded:
+        for name, r in results.items():
+            g = parse(name, GEMM)
+            if not g or r.error or not r.times or "TFLOPS" not in r.counters:
+                continue
+            variant, dtype, m, n, k = g
+            panel, y, err = f"{variant} {dtype}", r.median("TFLOPS"), r.stdev("TFLOPS")
+            if m == n == k:
+                squares.setdefault(panel, {}).setdefault(label, []).append((int(m), y, err))
+            else:
+                x = (int(m) * int(n) * int(k)) ** (1 / 3)
+                others.setdefault(panel, {}).setdefault(label, []).append((x, y, err, f"{m}x{n}x{k}"))
+    return squares, others
+
+
+def gemm_peaks(loaded):
+    """{panel: [(datasheet peak, its label)]} from the rows' pct_peak."""
     lines = {}
     for _, _, results in loaded:
         for name, r in results.items():
@@ -146,10 +282,18 @@ def gemm(loaded, out_dir):
             if g and "pct_peak" in r.counters and r.median("pct_peak") > 0:
                 peak = r.median("TFLOPS") / (r.median("pct_peak") / 100)
                 lines[f"{g[0]} {g[1]}"] = [(peak, f"datasheet peak {peak:.0f} TFLOP/s")]
-    if not groups:
+    return lines
+
+
+def gemm(loaded, out_dir):
+    squares, others = gemm_points(loaded)
+    if not squares and not others:
         return [], []
-    return [lambda: draw(groups, colours_of(loaded), "GEMM (cuBLASLt), square sizes", "n (m = n = k)",
-                         "TFLOP/s", os.path.join(out_dir, "gemm.png"), logx=True, lines=lines)], []
+    title = ("GEMM (cuBLASLt): every shape; m = n = k as lines, the others as hollow markers" if others
+             else "GEMM (cuBLASLt), square sizes")
+    return [lambda: draw(squares, colours_of(loaded), title, "n (m = n = k)", "TFLOP/s",
+                         os.path.join(out_dir, "gemm.png"), logx=True, lines=gemm_peaks(loaded),
+                         apart=others, apart_xlabel="n (m = n = k); hollow: (m*n*k)^(1/3)")], []
 
 
 def sigmoid(loaded, out_dir):
@@ -176,13 +320,11 @@ def draw_sigmoid(loaded, raw, out_dir):
             es = [pts[v][1] for v in variants if v in pts]
             ax.bar(xs, ys, width, yerr=es, capsize=3, label=label, color=colours[label])
         for c in ceilings[:1]:
-            ax.axhline(c, linestyle="--", color="grey")
-            ax.annotate(f"copy ceiling {c:.0f} GB/s", (0.01, c), xycoords=("axes fraction", "data"),
-                        fontsize=8, va="bottom", color="grey")
+            reference_line(ax, c, f"copy ceiling {c:.0f} GB/s")
+        room_above_lines(ax, ceilings[:1])
         ax.set_xticks([j + 0.4 - width / 2 for j in range(len(variants))], variants, fontsize=8)
         ax.set_title(group, fontsize=9)
         ax.set_ylabel("GB/s")
-        ax.legend(fontsize=6)
     return save(plt, fig, axes, len(groups), "sigmoid: bytes read + written per second",
                 os.path.join(out_dir, "sigmoid.png"))
 
@@ -243,7 +385,6 @@ def draw_bars(groups, colours, title, ylabel, path):
         ax.set_title(panel)
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3, axis="y")
-        ax.legend(fontsize=7)
     return save(plt, fig, axes, n, title, path)
 
 
@@ -396,7 +537,6 @@ def draw_generic(spec, points, colours, title, ylabel, path):
     if spans_decades(ys_all):
         ax.set_yscale("log")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=1 + len(ax.get_legend_handles_labels()[0]) // 12)
     return save(plt, fig, axes, 1, title, path)
 
 

@@ -12,10 +12,14 @@ Writes PATH.md (GitHub shows it; its charts are PNGs in PATH-charts/, beside it)
 build on the page (without one, the stack the file names: "CUDA 13.0 (cuBLAS 13.1.0)"). The first
 file is the base: every other build is judged against it, row by row, by tools/compare --table's
 rule (a U test over the samples and --min-effect; the options are compare's). The page holds:
+  - first, each build against the base in one sentence, its families' verdicts counted ("13.0
+    is faster than 11.8 in 4 of 7 families (gemm, ...), slower in none, ..."), then each
+    family's sentence and how to read the page;
   - per family, its verdict in one sentence made from its rows ("13.0 is 2.1-3.3x faster than
     11.8 at svd (4 of 4 rows significant); 12.4 gained nothing there (no significant change)"),
-    then the rows behind it: each build's median time, speed-up, verdict and significance; and
-    the family's chart (tools/plot's);
+    then the rows behind it: each build's median time, speed-up, verdict and significance (a
+    row's long message, such as why it was not timed, cut to its first clauses in the cell, [1],
+    and whole under the table); and the family's chart (tools/plot's);
   - the GPU's conditions during each build's run: GPU, power cap and clocks, the SM clock the
     samples ran at, rows power-capped or throttled, other processes on the GPU, the samples;
   - the kernels that changed: rows whose label names other kernels (cubench --cubench_kernels=on)
@@ -26,7 +30,8 @@ rule (a U test over the samples and --min-effect; the options are compare's). Th
   - the cost side: the start-up families' rows, peak memory (peak_mem_bytes / used_mem_bytes)
     per family and build, the first calls' time;
   - the exact commands (context "command_line", which tools/run-matrix records; else the
-    executable) and every version and build field of each file's context.
+    executable) and every version and build field of each file's context, with what the puzzling
+    ones mean (cuda_architectures, google_benchmark, ...).
 A build whose file has one repetition per row is compared without a U test, and the page says
 so instead of claiming significance: merge several processes per build (tools/run-matrix, or
 tools/merge-processes) for a verdict that holds.
@@ -47,8 +52,8 @@ import cli  # noqa: E402
 import compare  # noqa: E402
 import plot  # noqa: E402
 from compare import FASTER, SLOWER, TOO_NOISY  # noqa: E402
-from report_page import (Bullets, Chart, Code, CodeBlock, Heading, Paragraph, Strong, Table,  # noqa: E402
-                         Verdict, html_page, markdown)
+from report_page import (Bullets, Chart, Code, CodeBlock, Folded, Heading, Paragraph, Strong,  # noqa: E402
+                         Table, Verdict, html_page, markdown)
 from results import (NOT_BUILT_FIELD, SCHEMA_FIELD, InputError, family_and_axes, label_of,  # noqa: E402
                      load, merged_schema, not_built_of)
 
@@ -63,6 +68,12 @@ STARTUP = "startup"
 MULTIPLE_FROM = 1.5
 # A row's peak memory that moved by this much against the base is named under the memory table.
 MEMORY_CHANGE = 0.10
+# The most characters of a row's message (an error, a reason it was not run) that a table cell
+# shows: a longer one would widen its column until the times beside it scroll off the page; the
+# whole message goes under the table.
+SHORT_MESSAGE = 40
+# Where a message is cut into clauses for its short form: after ":", ";", "." or "," and before "(".
+CLAUSE_END = re.compile(r"(?<=[:;.,]) | (?=\()")
 # Context fields with a section of their own (conditions, commands, builds), left out of the
 # table of versions and build fields.
 SHOWN_ELSEWHERE = {SCHEMA_FIELD, NOT_BUILT_FIELD, NOT_RUN_FIELD, *COMMAND_FIELDS, "executable", "note",
@@ -211,6 +222,7 @@ class Judgement:
         # compare's U test refuses a side of one sample; the page then judges by the spread rule
         # alone (as --no-utest) and says the row was not tested, instead of refusing the files.
         self.untested = bool(single) and not args.no_utest
+        self.rule = "no-utest" if self.untested or args.no_utest else "utest"  # compare's names
         rule = args
         if self.untested:
             rule = copy.copy(args)
@@ -391,24 +403,130 @@ def untested_clause(o, base_label, place):
     return f"{o.label} looks no different {place} ({why})"
 
 
-def family_sentence(comparison, family, names):
-    """The family's verdict in one sentence, from its rows' judgements."""
+def family_outcomes(comparison, family, names):
+    """Each other build's Outcome at the family, in build order; None where the base has no
+    timed row of it (nothing to compare against)."""
     c = comparison
     if not any(timed(c.base.results.get(n)) for n in names):
-        why = next((c.why_not_built(n, 0) for n in names if c.why_not_built(n, 0)), None)
-        lacking = f"was built without it ({why})" if why else "has no timed row of it"
-        ran = [b.label for b in c.others if any(timed(b.results.get(n)) for n in names)]
-        return (f"Not compared: {c.base.label}, the base, {lacking}"
-                + (f"; {' and '.join(ran)} ran it." if ran else "."))
+        return None
     outcomes = []
     for i, b in enumerate(c.others, 1):
         judged = [c.judgements[(n, i)] for n in names if (n, i) in c.judgements]
         whys = [c.why_not_built(n, i) for n in names]
         why = whys[0] if whys and all(whys) and not judged else None
         outcomes.append(Outcome(b.label, judged, why))
+    return outcomes
+
+
+def family_sentence(comparison, family, names):
+    """The family's verdict in one sentence, from its rows' judgements."""
+    c = comparison
+    outcomes = family_outcomes(c, family, names)
+    if outcomes is None:
+        why = next((c.why_not_built(n, 0) for n in names if c.why_not_built(n, 0)), None)
+        lacking = f"was built without it ({why})" if why else "has no timed row of it"
+        ran = [b.label for b in c.others if any(timed(b.results.get(n)) for n in names)]
+        return (f"Not compared: {c.base.label}, the base, {lacking}"
+                + (f"; {' and '.join(ran)} ran it." if ran else "."))
     ordered = sorted(outcomes, key=lambda o: tuple(-w for w in o.weight()))  # stable: build order
     clauses = [clause(o, c.base.label, family, i == 0, c.args.no_utest) for i, o in enumerate(ordered)]
     return "; ".join(clauses) + "."
+
+
+# --- the page's first sentence: the family verdicts counted ---------------------------------------
+
+FASTER_FAMILY, SLOWER_FAMILY, MIXED_FAMILY, SAME_FAMILY = "faster", "slower", "mixed", "same"
+
+
+def standing(outcome):
+    """Where one build stands at one family against the base: (faster, slower, mixed or same;
+    whether its rows were tested for significance), or None where the family was not compared
+    (the build lacks it). Rows of one repetition count only where none was tested."""
+    o = outcome
+    if o.not_built_why or o.n == 0:
+        return None
+    tested = o.tested > 0
+    faster, slower = (o.faster, o.slower) if tested else (o.untested_faster, o.untested_slower)
+    if faster and slower:
+        return MIXED_FAMILY, tested
+    return (FASTER_FAMILY if faster else SLOWER_FAMILY if slower else SAME_FAMILY), tested
+
+
+def standings(comparison):
+    """{build label: {family: standing or None}}, over every family of the page, in its order."""
+    c = comparison
+    out = {b.label: {} for b in c.others}
+    for family, names in c.families().items():
+        outcomes = family_outcomes(c, family, names)
+        for b, o in zip(c.others, outcomes or [None] * len(c.others)):
+            out[b.label][family] = standing(o) if o is not None else None
+    return out
+
+
+def named_families(families):
+    shown = ", ".join(families[:compare.NAMED_IN_NOTE])
+    more = len(families) - compare.NAMED_IN_NOTE
+    return f" ({shown}{f' and {more} more' if more > 0 else ''})" if families else ""
+
+
+def counted(families, word, none_too=False):
+    """"faster in 4 (gemm, ...)"; "" where there are none, unless none_too ("slower in none")."""
+    if not families:
+        return f"{word} in none" if none_too else ""
+    return f"{word} in {len(families)}{named_families(families)}"
+
+
+def families_word(n):
+    return f"{n} family" if n == 1 else f"{n} families"
+
+
+def kinds_counted(words, faster, slower, mixed, same):
+    """The families counted by kind, faster first: ["faster than 11.8 in 4 of 7 families (gemm,
+    ...)", "slower in none", "faster in some rows and slower in others in 1 (startup/cuda)", ...];
+    faster, slower, mixed and same are the words for each kind."""
+    of = {kind: [f for f, w in words.items() if w == kind]
+          for kind in (FASTER_FAMILY, SLOWER_FAMILY, MIXED_FAMILY, SAME_FAMILY)}
+    first = (f"{faster} in {len(of[FASTER_FAMILY])} of {families_word(len(words))}"
+             f"{named_families(of[FASTER_FAMILY])}")
+    rest = [counted(of[SLOWER_FAMILY], slower, none_too=True), counted(of[MIXED_FAMILY], mixed),
+            counted(of[SAME_FAMILY], same)]
+    return ", ".join([first] + [part for part in rest if part])
+
+
+def overall_sentence(label, base_label, by_family, no_utest):
+    """One build against the base over the page: the family verdicts counted by kind ("13.0 is
+    faster than 11.8 in 4 of 7 families (gemm, ...), slower in none, ..."), then the families
+    whose rows could not be tested (one repetition) and those not compared."""
+    tested = {f: s[0] for f, s in by_family.items() if s is not None and s[1]}
+    untested = {f: s[0] for f, s in by_family.items() if s is not None and not s[1]}
+    not_compared = [f for f, s in by_family.items() if s is None]
+    mixed = "faster in some rows and slower in others"
+    if tested:
+        sentence = f"{label} is " + kinds_counted(
+            tested, f"faster than {base_label}", "slower", mixed,
+            "no change beyond the spread" if no_utest else "no significant change")
+        if untested:
+            more = f"{len(untested)} more famil{'y' if len(untested) == 1 else 'ies'}"
+            sentence += (f"; in {more}, not tested for significance (one "
+                         "repetition), it " + kinds_counted(untested, "looks faster", "looks slower",
+                                                             "looks " + mixed, "looks no different"))
+    elif untested:
+        sentence = (f"{label} looks " + kinds_counted(untested, f"faster than {base_label}", "slower", mixed,
+                                                      "no different")
+                    + ": not tested for significance (one repetition)")
+    else:
+        sentence = f"{label} has no family in common with {base_label} to compare"
+    if not_compared:
+        sentence += f"; not compared: {', '.join(not_compared)}"
+    return sentence + "."
+
+
+def overall_blocks(comparison):
+    """The page's first words: each other build against the base, over every family."""
+    c = comparison
+    sentences = {label: overall_sentence(label, c.base.label, by_family, c.args.no_utest)
+                 for label, by_family in standings(c).items()}
+    return [Paragraph([Strong(label), sentence[len(label):]]) for label, sentence in sentences.items()]
 
 
 # --- the sections -----------------------------------------------------------------------------------
@@ -419,8 +537,40 @@ def cell_of(comparison, name, i):
     if r is None:
         return compare.NOT_BUILT if comparison.why_not_built(name, i) else "missing"
     if r.error:
-        return r.error
+        return folded_message(r.error, name, b.label)
     return fmt_time(r.median_time()) if r.times else "missing"
+
+
+def folded_message(message, name, label):
+    """A row's message in build label's cell: without the row's own name in front (the row names
+    it) and, where longer than SHORT_MESSAGE, as its first clauses, the whole message under the
+    table with the build it is of (Folded)."""
+    title = row_title(name)
+    text = message
+    for prefix in (name + ": ", title + ": "):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+            break
+    short = short_message(text)
+    return text if short == text else Folded(short, f"{label}: {message}")
+
+
+def short_message(text):
+    """The longest run of text's first clauses that fits in SHORT_MESSAGE characters ("inaccurate
+    here, reported, not timed"); a first clause longer than that, cut at a word and marked ..."""
+    if len(text) <= SHORT_MESSAGE:
+        return text
+    clauses = CLAUSE_END.split(text)
+    short = clauses[0]
+    for clause in clauses[1:]:
+        longer = f"{short} {clause}"
+        if len(longer.rstrip(":;,. ")) > SHORT_MESSAGE:
+            break
+        short = longer
+    short = short.rstrip(":;,. ")
+    if len(short) > SHORT_MESSAGE:
+        short = short[:SHORT_MESSAGE - 3].rsplit(" ", 1)[0].rstrip(":;,. ") + "..."
+    return short
 
 
 def rows_table(comparison, names, family):
@@ -450,8 +600,9 @@ def rows_notes(comparison, names):
     if marks:
         notes.append(f"! after a verdict: the SM clocks of the two builds differ by more than "
                      f"{compare.CLOCK_MARK * 100:g}% in that row (see the GPU's conditions).")
-    judged = [(n, c.builds[i].label, j.word, j.cycles_change) for (n, i), j in c.judgements.items()
-              if n in names]
+    # compare's judged rows: (row, build, word, cycles change %, the rule that judged it)
+    judged = [(n, c.builds[i].label, j.word, j.cycles_change, j.rule)
+              for (n, i), j in c.judgements.items() if n in names]
     clocked = compare.clock_made_it(judged, c.args, True)
     if clocked:
         notes.append(clocked + ".")
@@ -480,16 +631,16 @@ def verdict_blocks(comparison):
     items = [[Strong(family), ": ", family_sentence(comparison, family, names)]
              for family, names in families.items()]
     return [Heading(2, "Verdicts"),
-            Paragraph(f"Each build against {comparison.base.label}, on the time, row by row: faster or "
-                      f"slower where {verdict_rule(comparison.args)}. A family's sentence counts its rows."),
+            Paragraph(f"Each build against {comparison.base.label}, on the time, row by row; a family's "
+                      "sentence counts its rows (the rule: How to read this page, below)."),
             Bullets(items)]
 
 
 def row_blocks(comparison, charts):
     blocks = [Heading(2, "Rows"),
-              Paragraph(f"Per family: each build's median time, its speed-up against "
-                        f"{comparison.base.label} (the base's time over the build's: above 1 is faster), "
-                        "the verdict and its significance. The start-up families are under Cost.")]
+              Paragraph("Per family: its sentence, the rows behind it (each build's median time, its "
+                        f"speed-up against {comparison.base.label}, the verdict and its significance) and "
+                        "its chart. The start-up families are under Cost.")]
     for family, names in comparison.families().items():
         if not is_startup(family):
             blocks += family_blocks(comparison, family, names, charts)
@@ -830,9 +981,85 @@ def scalar(value):
     return isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 
+# What a context field is, where its name or value leaves a reader guessing (cubench's
+# fixtures/detail/report/context.cpp writes them; Google Benchmark writes library_build_type).
+FIELD_MEANINGS = {
+    "google_benchmark": "the Google Benchmark library the build linked, as CMake found it where the build "
+                        "was configured: it runs each row's loop and writes this file; the times are "
+                        "cubench's own (manual time, which cubench measures itself), so its version does "
+                        "not enter them",
+    "library_build_type": "how Google Benchmark's own library was compiled (debug: without NDEBUG, as "
+                          "Debian's is): it concerns the library's timing loop, which cubench's rows do not "
+                          "use (docs/setup.md)",
+    "build_type": "cubench's own CMake build type",
+    "cuda_toolkit": "the toolkit the build was compiled with",
+    "cuda_runtime": "the CUDA runtime the binary ran with",
+    "cuda_driver_api": "the driver's CUDA version: the machine's driver, not the build's",
+    "git_revision": "the cubench commit built",
+    "host_compiler": "the C++ compiler of the build",
+    "stopping": "cubench's rule for when a row has enough samples",
+    "world": "how the process ran: alone or as MPI ranks",
+    "datasheet": "the datasheet whose peaks pct_peak is of",
+}
+
+
+def architectures_of(value):
+    """The GPU architectures ({"90"}) a cuda_architectures value names, or None where it names
+    none (OFF, all, or a form not read here)."""
+    native = re.fullmatch(r"native \(([0-9a-z ;,]+)\)", value)
+    listed = native.group(1) if native else value
+    numbers = [re.fullmatch(r"([0-9]+[a-z]?)(-real|-virtual)?", part.strip())
+               for part in re.split(r"[;, ]+", listed)]
+    if not numbers or not all(numbers):
+        return None
+    return {m.group(1) for m in numbers}
+
+
+def sm_list(archs):
+    return ", ".join("sm_" + a for a in sorted(archs))
+
+
+def architecture_value_meaning(value):
+    """What one cuda_architectures value says (cmake/CudaArchitectures.cmake chooses it)."""
+    archs = architectures_of(value)
+    if value.startswith("native") and archs:
+        return f"{value}: configure saw the machine's GPU and built for it alone ({sm_list(archs)})"
+    if archs and "-real" in value:  # configure's list where it sees no GPU has this form
+        return (f"{value}: configure's list where it saw no GPU (every architecture from 7.5 up that the "
+                f"toolkit lists, the newest also as PTX), or one named so ({sm_list(archs)})")
+    if archs:
+        return (f"{value}: named at configure (-DCMAKE_CUDA_ARCHITECTURES or CUDAARCHS): "
+                f"{sm_list(archs)} code")
+    if value == "OFF":
+        return ("OFF: CMake passed no architecture flags, so the file does not say which GPU code the "
+                "build holds")
+    return ""
+
+
+def architectures_meaning(values):
+    """What the cuda_architectures values say, each one that occurs, and whether the builds'
+    GPU code is for the same architectures however the value is written."""
+    said = ["the GPU code the build holds (CMAKE_CUDA_ARCHITECTURES)"]
+    said += [m for m in (architecture_value_meaning(v) for v in dict.fromkeys(values) if v != "-") if m]
+    archs = [architectures_of(v) for v in values if v != "-"]
+    if len(set(values)) > 1 and archs and all(a is not None and a == archs[0] for a in archs):
+        said.append(f"every build holds {sm_list(archs[0])} code: the same, written differently")
+    return "; ".join(said)
+
+
+def field_meaning(field, values):
+    if field == "cuda_architectures":
+        return architectures_meaning(values)
+    meaning = FIELD_MEANINGS.get(field, "")
+    if field == "google_benchmark" and len(set(values) - {"-"}) > 1:
+        meaning += ("; the versions differ because each build took the one of the system it was "
+                    "configured on")
+    return meaning
+
+
 def version_blocks(comparison):
-    """Every version and build field of the contexts: what differs between the builds is what
-    the comparison compares."""
+    """Every version and build field of the contexts, with what the puzzling ones mean: what
+    differs between the builds is what the comparison compares."""
     c, fields = comparison, []
     for b in c.builds:
         for field, value in b.context.items():
@@ -841,10 +1068,12 @@ def version_blocks(comparison):
     rows = []
     for field in fields:
         values = [str(b.context[field]) if scalar(b.context.get(field)) else "-" for b in c.builds]
-        rows.append([Code(field)] + values + ["yes" if len(set(values)) > 1 else ""])
+        differs = "yes" if len(set(values)) > 1 else ""
+        rows.append([Code(field)] + values + [differs, field_meaning(field, values)])
     return [Heading(2, "Libraries and build"),
-            Paragraph("Every version and build field of each file's context."),
-            Table(["field"] + [b.label for b in c.builds] + ["differs"], rows)]
+            Paragraph("Every version and build field of each file's context (-: the file has no such "
+                      "field), and what the puzzling ones mean."),
+            Table(["field"] + [b.label for b in c.builds] + ["differs", "what it is"], rows, prose=True)]
 
 
 def verdict_rule(args):
@@ -856,11 +1085,23 @@ def verdict_rule(args):
             f"by at least {effect}")
 
 
+def has_folded(comparison):
+    """Whether a rows table folds a message (a cell says [1])."""
+    c = comparison
+    return any(isinstance(cell_of(c, n, i), Folded) for n in c.names for i, b in enumerate(c.builds)
+               if b.results.get(n) is not None and b.results[n].error)
+
+
 def reading_blocks(comparison):
     c, args = comparison, comparison.args
     items = [f"faster / slower: {verdict_rule(args)}; too noisy to tell: a change of that size could "
              "not have been shown (too few samples, or a spread over it); same: otherwise "
-             "(docs/methodology.md, Reading a comparison)."]
+             "(docs/methodology.md, Reading a comparison).",
+             f"The rows' tables: each build's median time; speed-up: {c.base.label}'s time over the "
+             "build's (above 1 is faster); ! after a verdict: the two builds' SM clocks differ by more than "
+             f"{compare.CLOCK_MARK * 100:g}% in that row"
+             + ("; [1] after a cell's words: the row's message, whole under the table." if has_folded(c)
+                else ".")]
     single = [os.path.basename(b.path) for b in c.builds if not b.context.get("processes")]
     if single and not args.no_utest:
         items.append(compare.single_process_note(single) + ".")
@@ -884,7 +1125,7 @@ def header_blocks(comparison):
     title = f"cubench report: {', '.join(b.label for b in c.builds)} on {' and '.join(gpus)}"
     items = [[Strong(b.label), " (the base)" if k == 0 else "", ": ", Code(b.path),
               f": {stack_of(b)}; {b.samples_text()}"] for k, b in enumerate(c.builds)]
-    blocks = [Heading(1, title), Bullets(items)]
+    blocks = [Heading(1, title)] + overall_blocks(c) + [Bullets(items)]
     notes = list(dict.fromkeys(b.context["note"] for b in c.builds if isinstance(b.context.get("note"), str)))
     if notes:  # hand-made or annotated files say so before anything is read from them
         blocks.append(Paragraph(("The files say: " if len(notes) == 1 else "Notes in the files: ")
@@ -922,9 +1163,12 @@ def draw_charts(builds, charts_dir):
 
 
 def page(comparison, argv, chart_paths, chart_notes):
+    """The verdict first (the page's first sentence, then each family's) and how to read it,
+    then the rows and charts behind it, then what a reader checks before trusting it."""
     charts = chart_blocks(comparison, chart_paths, chart_notes)
     title, blocks = header_blocks(comparison)
     blocks += verdict_blocks(comparison)
+    blocks += reading_blocks(comparison)
     blocks += row_blocks(comparison, charts)
     if charts.get(OTHER):
         blocks += [Heading(2, "Other charts")] + charts[OTHER]
@@ -934,7 +1178,6 @@ def page(comparison, argv, chart_paths, chart_notes):
     blocks += cost_blocks(comparison, charts)
     blocks += command_blocks(comparison, argv)
     blocks += version_blocks(comparison)
-    blocks += reading_blocks(comparison)
     return title, blocks
 
 

@@ -2,9 +2,10 @@
 and as one self-contained HTML file (its CSS inline, its charts embedded as base64 PNG). The
 report says what it says once; only the writing differs.
 
-Text is a string or a list of fragments: plain str, Code (commands, kernel names, paths) and
-Verdict (a verdict word, coloured in the HTML). Blocks: Heading, Paragraph, Bullets, Table,
-CodeBlock, Chart."""
+Text is a string or a list of fragments: plain str, Code (commands, kernel names, paths),
+Verdict (a verdict word, coloured in the HTML) and Folded (a long message a table cell shows
+short, numbered, with the whole text under the table). Blocks: Heading, Paragraph, Bullets,
+Table, CodeBlock, Chart."""
 import base64
 import html
 import io
@@ -24,6 +25,18 @@ class Strong(str):
     """Text a reader's eye should find first: a family's name before its verdict."""
 
 
+class Folded(str):
+    """A table cell's long message, shown short: the cell says Folded's text and a number, [1],
+    and the whole text (.full) comes under the table with that number (in HTML also as the
+    cell's tooltip). A table numbers its Folded cells itself (table_notes), in the order they
+    come; cells of one text share a number."""
+
+    def __new__(cls, short, full):
+        folded = super().__new__(cls, short)
+        folded.full = full
+        return folded
+
+
 class Heading:
     def __init__(self, level, text, anchor=None):
         self.level, self.text, self.anchor = level, text, anchor
@@ -40,10 +53,12 @@ class Bullets:
 
 
 class Table:
-    """header: texts; rows: lists of texts; right: the indexes of columns of numbers."""
+    """header: texts; rows: lists of texts; right: the indexes of columns of numbers; prose: the
+    cells are long text (paths, URLs, explanations) that the HTML may break anywhere, so that the
+    table fits the page's width instead of scrolling."""
 
-    def __init__(self, header, rows, right=()):
-        self.header, self.rows, self.right = header, rows, set(right)
+    def __init__(self, header, rows, right=(), prose=False):
+        self.header, self.rows, self.right, self.prose = header, rows, set(right), prose
 
 
 class CodeBlock:
@@ -60,6 +75,17 @@ class Chart:
 
 def fragments(text):
     return [text] if isinstance(text, str) else list(text)
+
+
+def table_notes(table):
+    """{whole text: its number} of the table's Folded cells, numbered from 1 in the order they come."""
+    numbers = {}
+    for row in table.rows:
+        for cell in row:
+            for part in fragments(cell):
+                if isinstance(part, Folded):
+                    numbers.setdefault(part.full, len(numbers) + 1)
+    return numbers
 
 
 # --- Markdown --------------------------------------------------------------------------------------
@@ -82,10 +108,13 @@ def md_code(text, in_table=False):
     return out.replace("|", "\\|") if in_table else out
 
 
-def md_text(text, in_table=False):
+def md_text(text, in_table=False, notes=None):
+    """notes: {whole text: number} of the table the text is a cell of (table_notes)."""
     out = []
     for part in fragments(text):
-        if isinstance(part, Code):
+        if isinstance(part, Folded):
+            out.append(md_escape(f"{part} [{notes[part.full]}]", in_table))
+        elif isinstance(part, Code):
             out.append(md_code(part, in_table))
         elif isinstance(part, Strong):
             out.append(f"**{md_escape(part, in_table)}**")
@@ -95,10 +124,14 @@ def md_text(text, in_table=False):
 
 
 def md_table(table):
+    """The table, then each folded message whole, a paragraph each: "[1] svd/gesvdp/...: ..."."""
+    notes = table_notes(table)
+
     def line(cells):
-        return "| " + " | ".join(md_text(c, in_table=True) for c in cells) + " |"
+        return "| " + " | ".join(md_text(c, in_table=True, notes=notes) for c in cells) + " |"
     rule = "|" + "|".join("---:" if i in table.right else "---" for i in range(len(table.header))) + "|"
-    return "\n".join([line(table.header), rule] + [line(row) for row in table.rows])
+    lines = "\n".join([line(table.header), rule] + [line(row) for row in table.rows])
+    return "\n\n".join([lines] + [md_escape(f"[{n}] {full}").replace("\n", " ") for full, n in notes.items()])
 
 
 def markdown(blocks, page_dir):
@@ -140,21 +173,29 @@ code, pre { font: 12.5px SFMono-Regular, Consolas, "Liberation Mono", Menlo, mon
 code { padding: 1px 4px; overflow-wrap: anywhere; }
 td:first-child code { white-space: nowrap; }
 pre { padding: 8px 12px; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
-img { max-width: 100%; border: 1px solid #d0d7de; margin: .4em 0; }
+img { max-width: 100%; box-sizing: border-box; border: 1px solid #d0d7de; margin: .4em 0; }
 .faster { color: #1a7f37; font-weight: 600; }
 .slower { color: #cf222e; font-weight: 600; }
 .noisy { color: #9a6700; }
 .same { color: #57606a; }
+.folded { white-space: normal; text-decoration: underline dotted #8c959f; cursor: help; }
+table.prose td { overflow-wrap: anywhere; }
+table.prose td:last-child { min-width: 16em; }
+p.note { font-size: 12.5px; color: #57606a; margin: -.5em 0 .6em; overflow-wrap: anywhere; }
 """
 
 _VERDICT_CLASS = {"faster": "faster", "slower": "slower", "same": "same", "too noisy to tell": "noisy"}
 
 
-def html_text(text):
+def html_text(text, notes=None):
+    """notes: {whole text: number} of the table the text is a cell of (table_notes)."""
     out = []
     for part in fragments(text):
         escaped = html.escape(part)
-        if isinstance(part, Code):
+        if isinstance(part, Folded):
+            out.append(f'<span class="folded" title="{html.escape(part.full)}">{escaped} '
+                       f'[{notes[part.full]}]</span>')
+        elif isinstance(part, Code):
             out.append(f"<code>{escaped}</code>")
         elif isinstance(part, Strong):
             out.append(f"<strong>{escaped}</strong>")
@@ -168,13 +209,18 @@ def html_text(text):
 
 
 def html_table(table):
+    """The table, then each folded message whole under it, a paragraph each."""
+    notes = table_notes(table)
     head = "".join(f"<th>{html_text(c)}</th>" for c in table.header)
     body = []
     for row in table.rows:
-        cells = "".join(f'<td class="num">{html_text(c)}</td>' if i in table.right
-                        else f"<td>{html_text(c)}</td>" for i, c in enumerate(row))
+        cells = "".join(f'<td class="num">{html_text(c, notes)}</td>' if i in table.right
+                        else f"<td>{html_text(c, notes)}</td>" for i, c in enumerate(row))
         body.append(f"<tr>{cells}</tr>")
-    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody>\n</table>"
+    under = "".join(f'\n<p class="note">[{n}] {html.escape(full)}</p>' for full, n in notes.items())
+    opening = '<table class="prose">' if table.prose else "<table>"
+    return (f"{opening}\n<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody>\n</table>"
+            + under)
 
 
 def compact_png(path):

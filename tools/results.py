@@ -90,7 +90,8 @@ class Result:
         return statistics.stdev(values) if len(values) > 1 else 0.0
 
 
-_UNITS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+# Microseconds per unit of a row's time_unit: the tools hold every time in microseconds.
+US_PER_UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
 
 # --- reading the text: whole, or cut mid-write ---------------------------------------------------
@@ -549,9 +550,9 @@ def _check_row(path, index, row, schema):
                          "not true or false")
     if row.get("error_occurred"):
         return  # a failed benchmark: its times are placeholders
-    if row.get("time_unit", "ns") not in _UNITS:
+    if row.get("time_unit", "ns") not in US_PER_UNIT:
         raise InputError(f"{where}: time_unit {json.dumps(row['time_unit'])} is not one of "
-                         f"{', '.join(_UNITS)}")
+                         f"{', '.join(US_PER_UNIT)}")
     aggregate = row.get("run_type", "iteration") != "iteration"
     for field in ("real_time", "cpu_time"):
         if field not in row:
@@ -643,7 +644,7 @@ def load(path, rename=()):
         if row.get("error_occurred"):
             r.error = row.get("error_message", "error")
             continue
-        r.times.append(float(row["real_time"]) * _UNITS[row.get("time_unit", "ns")])
+        r.times.append(float(row["real_time"]) * US_PER_UNIT[row.get("time_unit", "ns")])
         clock = row.get("sm_clock_MHz")
         r.clocks.append(float(clock) if is_number(clock) and clock > 0 else math.nan)
         r.label = row.get("label", r.label)
