@@ -9,7 +9,10 @@
 # libcuda1, and libcuda1 added to a toolkit's download list: the script must refuse both.
 # CUBENCH_CUDA118_ROOT or CUBENCH_CUDA124_ROOT naming a folder the script did not make is refused,
 # and left as it was; so are the two naming the same folder (or one inside the other), and
-# CUBENCH_CUDNN_FRONTEND_ROOT naming a toolkit's.
+# CUBENCH_CUDNN_FRONTEND_ROOT naming a toolkit's. --compile-check (and --all) also unpacks trixie's
+# libtorch-cuda-dev (LibTorch 2.6's headers, never its libraries) and libbenchmark-dev 1.9.1, each
+# into a folder of its own (CUBENCH_TORCH_CUDA_ROOT, CUBENCH_BENCHMARK_ROOT: the same rules), and
+# implies --cuda-12.4.
 # Exit 0 passed, 1 failed, 77 skipped (no apt, or Debian's archive out of reach), saying why.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -71,9 +74,26 @@ refused "12.4 inside 11.8" CUBENCH_CUDA118_ROOT="$tmp/new" CUBENCH_CUDA124_ROOT=
 refused "11.8 inside 12.4" CUBENCH_CUDA118_ROOT="$tmp/ours/11.8" CUBENCH_CUDA124_ROOT="$tmp/ours"
 refused "cudnn-frontend in 11.8's folder" CUBENCH_CUDA118_ROOT="$tmp/ours" CUBENCH_CUDNN_FRONTEND_ROOT="$tmp/ours/"
 refused "12.4 inside cudnn-frontend's folder" CUBENCH_CUDA124_ROOT="$tmp/new/12.4" CUBENCH_CUDNN_FRONTEND_ROOT="$tmp/new"
+# --compile-check's two folders: the same rules, and neither in another's folder.
+refused_check() {
+  local what=$1 rc=0; shift
+  env "$@" "$script" --dry-run --compile-check >"$tmp/root.out" 2>"$tmp/root.err" || rc=$?
+  if [ "$rc" != 2 ] || [ "$(wc -l <"$tmp/root.err")" != 1 ] || [ -s "$tmp/root.out" ] ||
+     ! grep -qE "refusing to replace|not an absolute path|names /|overlap" "$tmp/root.err"; then
+    bad "$what: want one line of refusal and exit 2, got exit $rc: $(cat "$tmp/root.out" "$tmp/root.err")"
+  fi
+}
+for var in CUBENCH_TORCH_CUDA_ROOT CUBENCH_BENCHMARK_ROOT; do
+  for root in "$tmp/not-ours" "$tmp/a-file" not-ours /; do
+    refused_check "$var=$root" "$var=$root"
+  done
+done
+refused_check "LibTorch and Google Benchmark in one folder" CUBENCH_TORCH_CUDA_ROOT="$tmp/ours" CUBENCH_BENCHMARK_ROOT="$tmp/ours/"
+refused_check "Google Benchmark inside 12.4's folder" CUBENCH_CUDA124_ROOT="$tmp/new" CUBENCH_BENCHMARK_ROOT="$tmp/new/gbench"
+refused_check "LibTorch around cudnn-frontend's folder" CUBENCH_TORCH_CUDA_ROOT="$tmp/new" CUBENCH_CUDNN_FRONTEND_ROOT="$tmp/new/fe"
 [ "$(cat "$tmp/not-ours/keep" "$tmp/a-file")" = "keep
 keep" ] || bad "a refused CUBENCH_CUDA118_ROOT or CUBENCH_CUDA124_ROOT was changed"
-echo "CUBENCH_CUDA118_ROOT, CUBENCH_CUDA124_ROOT: a folder not made by install-deps, a file, a relative path, / and overlapping folders refused"
+echo "CUBENCH_CUDA118_ROOT, CUBENCH_CUDA124_ROOT, CUBENCH_TORCH_CUDA_ROOT, CUBENCH_BENCHMARK_ROOT: a folder not made by install-deps, a file, a relative path, / and overlapping folders refused"
 
 # Searches read here-strings, not `echo | grep -q`: under pipefail grep's early exit can fail the
 # echo with SIGPIPE (a plan of 500 names is written in several pieces), which read as "missing".
@@ -87,7 +107,14 @@ downloads() {
     tr ' ' '\n' | sed 's/=.*//' | grep -v '^$'
 }
 
+# unpacked LOG WHAT: the package names of what's download list (libtorch-cuda, benchmark) in LOG.
+unpacked() {
+  sed -n "s/^install-deps: $2: would download [0-9]* packages\? ([0-9]* MB, trixie) into [^:]*: *//p" "$1" |
+    tr ' ' '\n' | sed 's/=.*//' | grep -v '^$'
+}
+
 # check NAME EXPECTED_IN_PLAN EXPECTED_11.8_DOWNLOAD EXPECTED_12.4_DOWNLOAD FLAGS...
+# (--compile-check, alone or in --all: also LibTorch 2.6's headers and Google Benchmark 1.9.1)
 check() {
   local name=$1 want_plan=$2; local -A want_dl=([11.8]=$3 [12.4]=$4); shift 4
   local log=$tmp/$name.log rc=0
@@ -116,6 +143,15 @@ check() {
   dl=$(sed -n "s/^install-deps: cudnn-frontend: would download [0-9]* packages\? ([0-9]* MB, trixie) into [^:]*: *//p" "$log" |
        tr ' ' '\n' | sed 's/=.*//' | grep -v '^$')
   [ "$dl" = libcudnn-frontend-dev ] || bad "$name: the cudnn-frontend download list is '$(echo $dl)', not libcudnn-frontend-dev"
+  # --compile-check's: the headers package alone (no libtorch-cuda-2.6: it never links here), and
+  # Google Benchmark's two.
+  local torch_dl bench_dl want_torch="" want_bench=""
+  torch_dl=$(unpacked "$log" libtorch-cuda); bench_dl=$(unpacked "$log" benchmark)
+  case " $* " in *" --compile-check "*|*" --all "*)
+    want_torch=libtorch-cuda-dev; want_bench="libbenchmark-dev libbenchmark1.9.1" ;; esac
+  [ "$(echo $torch_dl)" = "$want_torch" ] || bad "$name: the libtorch-cuda download list is '$(echo $torch_dl)', not '$want_torch'"
+  [ "$(echo $bench_dl)" = "$want_bench" ] || bad "$name: the benchmark download list is '$(echo $bench_dl)', not '$want_bench'"
+  [ -z "$want_torch" ] || said+=", LibTorch 2.6's headers and Google Benchmark 1.9.1"
   echo "$name: $(echo "$plan" | grep -c .) packages planned from nothing$said, no driver library"
 }
 
@@ -129,6 +165,7 @@ check cuda-12.4 "$base" "" "$cuda124_dl" --cuda-12.4 &
 check torch "$base libtorch-dev" "" "" --torch &
 wait
 check mpi "$base libopenmpi-dev openmpi-bin" "" "" --mpi &
+check compile-check "$base" "" "$cuda124_dl" --compile-check &
 check all "$base clang-14 libtorch-dev libopenmpi-dev openmpi-bin" "$cuda118_dl" "$cuda124_dl" --all &
 wait
 
