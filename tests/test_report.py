@@ -654,6 +654,36 @@ class OneRepetition(unittest.TestCase):
         self.assertIn("one process, one repetition: no significance test", md)
 
 
+class Trend(unittest.TestCase):
+    """--history: the compared rows across a tools/history database's runs, a chart per family;
+    a database that is not one is one line before any work."""
+
+    def test_a_trend_chart_per_family_from_the_history(self):
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "history.sqlite")
+            for t in TOOLKITS:
+                r = subprocess.run([sys.executable, os.path.join(TOOLS, "history.py"), "add",
+                                    "--db", db, fixture(t)], capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+            stem = os.path.join(d, "report")
+            r = run_report("--out", stem, "--history", db, *labelled("11.8", "13.0"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(stem + ".md", encoding="utf-8") as f:
+                md = f.read()
+            self.assertIn("## Trend: the history's runs", md)
+            self.assertRegex(md, r"over 3 runs on ")
+            trends = [n for n in os.listdir(stem + "-charts") if n.startswith("trend-")]
+            self.assertTrue(trends, os.listdir(stem + "-charts"))
+            self.assertIn(f"report-charts/{trends[0]}", md)
+
+    def test_a_bad_history_is_one_line_and_nothing_written(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = run_report("--out", os.path.join(d, "r"), "--history", os.path.join(d, "none.sqlite"),
+                           *labelled("11.8", "13.0"))
+            assert_one_line_error(self, r, ".*none.sqlite: no such history")
+            self.assertEqual(os.listdir(d), [])
+
+
 class BadInput(unittest.TestCase):
     """One line on stderr, exit status 2, and nothing written."""
 

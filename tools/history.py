@@ -88,7 +88,7 @@ def _time(us):
     return f"{us * 1e3:.4g} ns"
 
 
-def _changes(series, min_effect):
+def changes_of(series, min_effect):
     """{name: [(index, ratio, words)]}: every row's change points, explained."""
     out = {}
     for name, points in series.items():
@@ -98,7 +98,8 @@ def _changes(series, min_effect):
     return out
 
 
-def _chart(out_dir, series, changes):
+def trend_charts(out_dir, series, changes, prefix=""):
+    """A chart per family of each row's time across the runs, its change points dotted: the paths."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -120,7 +121,7 @@ def _chart(out_dir, series, changes):
         ax.set_title(f"{family}: time across the history's runs")
         ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         fig.tight_layout()
-        path = os.path.join(out_dir, re.sub(r"[^A-Za-z0-9_.-]", "_", family) + ".png")
+        path = os.path.join(out_dir, prefix + re.sub(r"[^A-Za-z0-9_.-]", "_", family) + ".png")
         fig.savefig(path, dpi=110)
         plt.close(fig)
         written.append(path)
@@ -132,7 +133,7 @@ def show(args):
     series = history_store.series(db, args.filter, args.gpu)
     if not series:
         raise InputError(f"{args.db}: no measured rows match (--filter, --gpu)")
-    changes = _changes(series, args.min_effect)
+    changes = changes_of(series, args.min_effect)
     for name, points in series.items():
         print(f"\n### {name}\n")
         print("| run | date | cubench | CUDA | cuBLAS | GPU | time | spread | change |")
@@ -152,7 +153,7 @@ def show(args):
     print(f"\n{len(series)} rows over {len(history_store.runs(db))} runs; {found} change points "
           f"(a step fit, kept where at least {args.min_effect:.0%} and beyond three standard errors)")
     if args.out_dir:
-        for path in _chart(cli.output_dir(args.out_dir), series, changes):
+        for path in trend_charts(cli.output_dir(args.out_dir), series, changes):
             print(path)
     return 0
 
@@ -171,7 +172,7 @@ def regressions(args):
     if not any(_since_index(points, args.since) is not None for points in series.values()):
         raise InputError(f"--since {args.since}: no run of the history is on or after it")
     slower = []
-    for name, found in _changes(series, args.min_effect).items():
+    for name, found in changes_of(series, args.min_effect).items():
         first = _since_index(series[name], args.since)
         for i, ratio, words in found:
             if first is not None and i >= first and ratio > 1:

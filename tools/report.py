@@ -3,9 +3,12 @@ CUDA toolkit each), compared, as one Markdown file and one self-contained HTML f
 
   tools/report --out PATH [LABEL=]RESULT.json [LABEL=]RESULT.json [...]
                [--filter R] [--rename R=S] [--rename-in N:R=S] [--alpha A] [--min-effect E]
-               [--no-utest]
+               [--no-utest] [--history DB]
 
 e.g. tools/report --out report 11.8=cuda-11.8.json 12.4=cuda-12.4.json 13.0=cuda-13.0.json
+
+--history DB (a tools/history database) adds a trend section at the end: each compared row's time
+across the history's runs on the base build's GPU, a chart per family with its change points.
 
 Writes PATH.md (GitHub shows it; its charts are PNGs in PATH-charts/, beside it) and PATH.html
 (one file: its charts embedded, nothing outside it needed), and prints their paths. LABEL names a
@@ -105,6 +108,9 @@ def parse_args(argv):
     p.add_argument("--min-effect", type=float,
                    help=f"smallest relative change called a change (default {compare.DEFAULT_MIN_EFFECT})")
     p.add_argument("--no-utest", action="store_true", help="no significance test (the spread rule alone)")
+    p.add_argument("--history", metavar="DB",
+                   help="a tools/history database: a trend chart per family of the compared rows "
+                        "across its runs on the base build's GPU, change points marked")
     args = p.parse_args(argv)
     args.filter_given = args.filter is not None
     for dest, default in (("filter", "."), ("alpha", compare.DEFAULT_ALPHA),
@@ -1181,14 +1187,51 @@ def page(comparison, argv, chart_paths, chart_notes):
     return title, blocks
 
 
+def open_history(db_path):
+    """The --history database, opened before any work (a bad one is one line, nothing written)."""
+    import history_store  # noqa: E402 - only where a history is asked for
+    return history_store.connect(db_path, create=False)
+
+
+def trend_blocks(builds, db, db_path, charts_dir, min_effect):
+    """The compared rows across a history's runs on the base build's GPU (tools/history): a
+    heading, what was found, a chart per family."""
+    import history  # noqa: E402 - only where a history is asked for
+    import history_store  # noqa: E402
+    names = {r.run_name for b in builds for r in b.results.values()}
+    gpu = builds[0].context.get("gpu") or None
+    series = {n: p for n, p in history_store.series(db, None, gpu).items() if n in names}
+    blocks = [Heading(2, "Trend: the history's runs", anchor="trend")]
+    if not series:
+        return blocks + [Paragraph(f"{db_path} holds none of these rows on {gpu or 'this GPU'}.")]
+    changes = history.changes_of(series, min_effect)
+    found = [f"{name}: {'slower' if ratio > 1 else 'faster'} x{ratio:.3g} from run {i + 1} ({words})"
+             for name, c in changes.items() for i, ratio, words in c]
+    runs = len({p["run"] for points in series.values() for p in points})
+    blocks.append(Paragraph(
+        f"From {db_path}: {len(series)} of the compared rows over {runs} runs on {gpu}; "
+        f"{len(found)} change point(s) (tools/history's step fit: at least {min_effect:.0%} and "
+        "beyond three standard errors; docs/history.md)."))
+    if found:
+        blocks.append(Bullets(found[:20] + ([f"and {len(found) - 20} more (tools/history show)"]
+                                            if len(found) > 20 else [])))
+    for path in history.trend_charts(cli.output_dir(charts_dir, "--out"), series, changes,
+                                     prefix="trend-"):
+        blocks.append(Chart(path, f"trend of {os.path.basename(path)[6:-4]} across the history"))
+    return blocks
+
+
 def main(argv):
     args = parse_args(argv)
     md_path, html_path, charts_dir = output_paths(args.out)
     check_outputs(md_path, html_path, charts_dir)
+    history_db = open_history(args.history) if args.history else None
     builds = load_builds(args)
     comparison = Comparison(builds, args)
     chart_paths, chart_notes = draw_charts(builds, charts_dir)
     title, blocks = page(comparison, argv, chart_paths, chart_notes)
+    if args.history:
+        blocks += trend_blocks(builds, history_db, args.history, charts_dir, args.min_effect)
     cli.write_file(md_path, markdown(blocks, os.path.dirname(os.path.abspath(md_path))), "--out")
     cli.write_file(html_path, html_page(blocks, title), "--out")
     print(md_path)
