@@ -140,6 +140,12 @@ class ChangePointsFound(Folder):
         self.assertAlmostEqual(found[1], 0.8, places=2)
         outlier = steady[:5] + [{"median_us": 140}] + steady[6:]
         self.assertEqual(change_points.find(outlier), [])
+        self.assertEqual(change_points.find([{"median_us": 90}] + steady[1:]), [])  # the oldest alone
+        # A 2x step with one run caught midway: found, from the first run at the new level.
+        midway = [{"median_us": 100}] * 5 + [{"median_us": 130}] + [{"median_us": 200}] * 5
+        (found,) = change_points.find(midway)
+        self.assertEqual(found[0], 6)
+        self.assertAlmostEqual(found[1], 2.0, places=2)
 
 
 class Regressions(Folder):
@@ -224,6 +230,10 @@ class BadInput(Folder):
         assert_one_line_error(self, history("show", "--db", newer), "newer cubench")
         assert_one_line_error(self, history("show", "--db", os.path.join(self.dir, "none.sqlite")),
                               "no such history")
+        empty = os.path.join(self.dir, "empty.sqlite")
+        open(empty, "w").close()
+        assert_one_line_error(self, history("show", "--db", empty), "empty, not a cubench history")
+        self.assertEqual(os.path.getsize(empty), 0)  # a reader writes nothing
         assert_one_line_error(self, history("add", "--db", self.db, os.path.join(self.dir, "x.json")),
                               "x.json")
         history("add", "--db", self.db, run_file(self.dir, 0, 1.0))

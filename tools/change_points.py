@@ -67,28 +67,19 @@ def step_fit(logs, penalty):
     return sorted(starts)
 
 
-def _without_outliers(starts, n):
-    """The steps with every one-run segment inside the series taken out: a run that neither
-    the runs before nor those after agree with is an outlier, not a change for good. A last
-    segment of one run stays: the newest run may begin a change (one more run confirms it)."""
+def _single_runs(starts, n):
+    """The indexes of one-run segments other than the last: runs that neither the runs before
+    nor those after agree with (outliers, or one run caught midway), not a change for good. A
+    last segment of one run stays: the newest run may begin a change (one more confirms it)."""
     bounds = [0] + starts + [n]
-    kept = list(starts)
-    for k in range(1, len(bounds) - 2):
-        if bounds[k + 1] - bounds[k] == 1:
-            kept = [s for s in kept if s not in (bounds[k], bounds[k + 1])]
-    return kept
+    return [bounds[k] for k in range(len(bounds) - 2) if bounds[k + 1] - bounds[k] == 1]
 
 
-def find(points, min_effect=0.02):
-    """[(index of the first run after the change, ratio after/before)] for a series of points
-    (dicts with median_us), oldest first."""
-    times = [p["median_us"] for p in points]
-    if len(times) < 2 or any(t is None or t <= 0 for t in times):
-        return []
-    logs = [math.log(t) for t in times]
+def _steps(logs, min_effect):
+    """[(position of the first run after a step, ratio after/before)] over logs: the fit, then
+    the two tests of the module's words."""
     sigma = noise(logs)
     starts = step_fit(logs, penalty=2 * SIGMAS * sigma * sigma * math.log(max(len(logs), 3)))
-    starts = _without_outliers(starts, len(logs))
     bounds = [0] + starts + [len(logs)]
     out = []
     for k, start in enumerate(starts):
@@ -97,7 +88,26 @@ def find(points, min_effect=0.02):
         standard_error = sigma * math.sqrt(1 / len(before) + 1 / len(after))
         if abs(step) >= math.log1p(min_effect) and abs(step) > SIGMAS * standard_error:
             out.append((start, math.exp(step)))
-    return out
+    return out, starts
+
+
+def find(points, min_effect=0.02):
+    """[(index of the first run after the change, ratio after/before, index of the last run
+    before it)] for a series of points (dicts with median_us), oldest first. Runs the fit leaves
+    alone in a segment (not the newest) are set aside and the rest fitted again, so neither an
+    outlier nor a run caught midway makes or hides a change."""
+    times = [p["median_us"] for p in points]
+    if len(times) < 2 or any(t is None or t <= 0 for t in times):
+        return []
+    kept = list(range(len(times)))  # the indexes of the runs still fitted
+    while True:
+        logs = [math.log(times[i]) for i in kept]
+        steps, starts = _steps(logs, min_effect)
+        single = _single_runs(starts, len(logs))
+        if not single or len(kept) - len(single) < 2:
+            break
+        kept = [i for position, i in enumerate(kept) if position not in set(single)]
+    return [(kept[position], ratio, kept[position - 1]) for position, ratio in steps]
 
 
 def explain(before, after):

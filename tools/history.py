@@ -93,8 +93,8 @@ def changes_of(series, min_effect):
     out = {}
     for name, points in series.items():
         found = change_points.find(points, min_effect)
-        out[name] = [(i, ratio, change_points.explain(points[i - 1], points[i]))
-                     for i, ratio in found]
+        out[name] = [(i, ratio, change_points.explain(points[before], points[i]))
+                     for i, ratio, before in found]
     return out
 
 
@@ -150,8 +150,11 @@ def show(args):
                   f"{f.get('cuda_toolkit', '')} | {f.get('cublas', '')} | {f.get('gpu', '')} | "
                   f"{_time(p['median_us'])} | {spread} | {mark} |")
     found = sum(len(c) for c in changes.values())
-    print(f"\n{len(series)} rows over {len(history_store.runs(db))} runs; {found} change points "
-          f"(a step fit, kept where at least {args.min_effect:.0%} and beyond three standard errors)")
+    runs = len({p["run"] for points in series.values() for p in points})
+    print(f"\n{len(series)} rows over {runs} runs; {found} change points "
+          f"(a step fit, kept where at least {args.min_effect:.0%} and beyond three standard errors); "
+          "spread: the interquartile range over the median of a run's repetitions or processes, "
+          "or, of one repetition, its samples' cv")
     if args.out_dir:
         for path in trend_charts(cli.output_dir(args.out_dir), series, changes):
             print(path)
@@ -169,6 +172,8 @@ def _since_index(points, since):
 def regressions(args):
     db = history_store.connect(args.db, create=False)
     series = history_store.series(db, args.filter, args.gpu)
+    if not series:
+        raise InputError(f"{args.db}: no measured rows match (--filter, --gpu)")
     if not any(_since_index(points, args.since) is not None for points in series.values()):
         raise InputError(f"--since {args.since}: no run of the history is on or after it")
     slower = []

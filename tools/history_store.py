@@ -19,6 +19,7 @@ import math
 import os
 import sqlite3
 import statistics
+import time
 
 import results
 from results import InputError
@@ -109,6 +110,20 @@ def _upgrade_steps(db, version):
     db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 
 
+def _when_unlocked(step):
+    """step() again while another writer holds the file: SQLite answers some steps (switching a new
+    file to WAL, a read racing a writer's first transaction) with "locked" at once, without its
+    busy handler; they are retried here for as long as the busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def connect(path, create=True):
     """The history at path, at the current schema version (created or upgraded as needed)."""
     if not create and not os.path.exists(path):
@@ -121,11 +136,13 @@ def connect(path, create=True):
     try:
         db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        version = _version(db, path)
+        version = _when_unlocked(lambda: _version(db, path))
+        if version == 0 and not create:  # a reader never makes a history of an empty file
+            raise InputError(f"{path}: empty, not a cubench history (tools/history add makes one)")
         if version > SCHEMA_VERSION:
             raise InputError(f"{path}: written by a newer cubench (history schema {version}; "
                              f"this one reads up to {SCHEMA_VERSION})")
-        db.execute("PRAGMA journal_mode = WAL")
+        _when_unlocked(lambda: db.execute("PRAGMA journal_mode = WAL"))
         if version < SCHEMA_VERSION:
             with transaction(db):  # read again under the write lock: another writer may have
                 version = _version(db, path)  # made or upgraded it meanwhile
@@ -171,8 +188,6 @@ def add_file(db, path):
     except OSError as e:
         raise InputError(f"{path}: {e.strerror}")
     sha = hashlib.sha256(raw).hexdigest()
-    if db.execute("SELECT 1 FROM runs WHERE sha256 = ?", (sha,)).fetchone():
-        return 0, "already in the history"
     data = results.read(path)  # a file cut mid-write: its complete rows, and results' warning
     context, by_name = results.load(path)
     partial = ""
@@ -188,6 +203,9 @@ def add_file(db, path):
     fields = {k: str(context[k]) for k in RUN_FIELDS if k in context}
     schema = results.schema_of(context, path)
     with transaction(db):  # all of this file's rows, or none
+        # Asked under the write lock: two writers adding one file at once add it once.
+        if db.execute("SELECT 1 FROM runs WHERE sha256 = ?", (sha,)).fetchone():
+            return 0, "already in the history"
         cursor = db.execute(
             "INSERT INTO runs (sha256, path, date, fields, context, complete) VALUES (?,?,?,?,?,?)",
             (sha, path, str(context.get("date", "")), json.dumps(fields, sort_keys=True),
