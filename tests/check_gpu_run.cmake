@@ -42,10 +42,18 @@ foreach(i RANGE ${last})
   # counter|lowest|highest: the values a right run gives on any GPU of interest; a unit slip
   # (ms for s, MHz for kHz, a fraction for a percentage) lands outside.
   set(want "first_call_ms|0.001|60000" "setup_s|0|600" "validate_s|0|600" "warmup_s|0|600"
-           "sampling_s|0.001|600" "sample_cv|0|5" "time_ci_pct|0|50" "peak_mem_bytes|0|1e12"
+           "sampling_s|0.001|600" "time_ci_pct|0|50" "peak_mem_bytes|0|1e12"
            "fragmentation|0|0.99" "throttled_samples|0|1e9" "samples|2|1e8"
            "power_W|20|2000" "energy_per_run_J|0|1e4" "power_capped_pct|0|100"
            "slowdown_pct|0|100")
+  # A sample's spread: under half its mean for GPU work; launch/empty's samples are the host's
+  # launch loop, whose preemptions spread them further (0.559 seen on an H100 under the whole
+  # ctest), so its bound only catches a unit slip; its precision is time_ci_pct's.
+  if(name MATCHES "^launch/")
+    list(APPEND want "sample_cv|0|5")
+  else()
+    list(APPEND want "sample_cv|0|0.5")
+  endif()
   if(name MATCHES "^gemm")
     # Peak memory is the operation's (Env::outside_peaks): A, B and C in bf16 (3 x 2 MiB) and
     # cuBLASLt's 32 MiB workspace, never the check's four fp64 matrices (32 MiB more).

@@ -54,11 +54,12 @@ export CUBENCH_APT_STATE=$state
 # below, with the plans).
 mkdir -p "$tmp/not-ours" "$tmp/ours" && echo keep >"$tmp/not-ours/keep" && echo keep >"$tmp/a-file"
 : >"$tmp/ours/.cubench-debian-packages"
-# refused WHAT ENV...: install-deps --dry-run --cuda-11.8 --cuda-12.4 under ENV must say one line
+# refused WHAT ENV...: install-deps --dry-run --cuda-11.8 --cuda-12.4 (or REFUSED_FLAGS) under ENV must say one line
 # (matching the refusal) and exit 2.
 refused() {
   local what=$1 rc=0; shift
-  env "$@" "$script" --dry-run --cuda-11.8 --cuda-12.4 >"$tmp/root.out" 2>"$tmp/root.err" || rc=$?
+  # shellcheck disable=SC2086  # REFUSED_FLAGS: the options whose folders are planned (default the toolkits')
+  env "$@" "$script" --dry-run ${REFUSED_FLAGS:---cuda-11.8 --cuda-12.4} >"$tmp/root.out" 2>"$tmp/root.err" || rc=$?
   if [ "$rc" != 2 ] || [ "$(wc -l <"$tmp/root.err")" != 1 ] || [ -s "$tmp/root.out" ] ||
      ! grep -qE "refusing to replace|not an absolute path|names /|overlap" "$tmp/root.err"; then
     bad "$what: want one line of refusal and exit 2, got exit $rc: $(cat "$tmp/root.out" "$tmp/root.err")"
@@ -75,14 +76,7 @@ refused "11.8 inside 12.4" CUBENCH_CUDA118_ROOT="$tmp/ours/11.8" CUBENCH_CUDA124
 refused "cudnn-frontend in 11.8's folder" CUBENCH_CUDA118_ROOT="$tmp/ours" CUBENCH_CUDNN_FRONTEND_ROOT="$tmp/ours/"
 refused "12.4 inside cudnn-frontend's folder" CUBENCH_CUDA124_ROOT="$tmp/new/12.4" CUBENCH_CUDNN_FRONTEND_ROOT="$tmp/new"
 # --compile-check's two folders: the same rules, and neither in another's folder.
-refused_check() {
-  local what=$1 rc=0; shift
-  env "$@" "$script" --dry-run --compile-check >"$tmp/root.out" 2>"$tmp/root.err" || rc=$?
-  if [ "$rc" != 2 ] || [ "$(wc -l <"$tmp/root.err")" != 1 ] || [ -s "$tmp/root.out" ] ||
-     ! grep -qE "refusing to replace|not an absolute path|names /|overlap" "$tmp/root.err"; then
-    bad "$what: want one line of refusal and exit 2, got exit $rc: $(cat "$tmp/root.out" "$tmp/root.err")"
-  fi
-}
+refused_check() { REFUSED_FLAGS="--compile-check" refused "$@"; }
 for var in CUBENCH_TORCH_CUDA_ROOT CUBENCH_BENCHMARK_ROOT; do
   for root in "$tmp/not-ours" "$tmp/a-file" not-ours /; do
     refused_check "$var=$root" "$var=$root"
