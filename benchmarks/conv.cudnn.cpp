@@ -123,15 +123,10 @@ int occurrences(const Layer& l, ConvPass pass) {
 
 double conv_flops(const ConvShape& s) { return 2.0 * s.n * s.k * s.c * s.r * s.s * s.p() * s.q(); }
 
-const char* pass_name(ConvPass pass) {
-  return pass == ConvPass::fwd ? "fwd" : pass == ConvPass::dgrad ? "dgrad" : "wgrad";
-}
+constexpr EnumName<ConvPass> kPasses[] = {
+    {ConvPass::fwd, "fwd"}, {ConvPass::dgrad, "dgrad"}, {ConvPass::wgrad, "wgrad"}};
 
-Axis pass_axis() {
-  return enum_axis<ConvPass>("pass", {{ConvPass::fwd, pass_name(ConvPass::fwd)},
-                                      {ConvPass::dgrad, pass_name(ConvPass::dgrad)},
-                                      {ConvPass::wgrad, pass_name(ConvPass::wgrad)}});
-}
+Axis pass_axis() { return enum_axis("pass", kPasses); }
 
 fe::DataType_t io_type(DType t) {
   switch (t) {
@@ -300,8 +295,8 @@ class LayerConv {
   static constexpr std::int64_t kUidX = 1, kUidW = 2, kUidY = 3;  // y: y for fwd, else dy
 
   std::string describe() const {
-    return std::string("conv ") + pass_name(pass_) + " " + std::string(dtype_name(t_)) + " " +
-           layer_.name;
+    return std::string("conv ") + name_of(pass_, kPasses) + " " + std::string(dtype_name(t_)) +
+           " " + layer_.name;
   }
 
   std::vector<DeviceBuffer*> inputs() {

@@ -22,11 +22,11 @@ namespace {
 
 enum class Variant { naive, vectorized, copy };
 
-const char* variant_name(Variant v) {
-  return v == Variant::naive ? "naive" : v == Variant::vectorized ? "vectorized" : "copy";
-}
+constexpr EnumName<Variant> kVariants[] = {
+    {Variant::naive, "naive"}, {Variant::vectorized, "vectorized"}, {Variant::copy, "copy"}};
 
 enum class Cache { cold, hot };  // the L2 flushed before each sample, or left warm
+constexpr EnumName<Cache> kCaches[] = {{Cache::cold, "cold"}, {Cache::hot, "hot"}};
 
 // The checks' names (ValidationError::check): the copy's, and the kernels'.
 constexpr const char* kCopyCheck = "the copy against its source";
@@ -103,7 +103,7 @@ class Sigmoid final : public BenchmarkCase {
 
  private:
   std::string describe() const {
-    return std::string("sigmoid ") + variant_name(v_) + " " + std::string(dtype_name(t_)) +
+    return std::string("sigmoid ") + name_of(v_, kVariants) + " " + std::string(dtype_name(t_)) +
            " n=" + std::to_string(n_);
   }
 
@@ -116,12 +116,10 @@ class Sigmoid final : public BenchmarkCase {
 
 void register_sigmoid() {
   Family("sigmoid", "y = 1 / (1 + exp(-x)) with our kernels, and a copy of the same bytes")
-      .axis(enum_axis<Variant>("variant", {{Variant::naive, variant_name(Variant::naive)},
-                                           {Variant::vectorized, variant_name(Variant::vectorized)},
-                                           {Variant::copy, variant_name(Variant::copy)}}))
+      .axis(enum_axis("variant", kVariants))
       .axis(dtype_axis({DType::fp32, DType::fp16, DType::bf16}))
       .axis(int_axis("n", {10'000'000, std::int64_t{256} << 20}))
-      .axis(enum_axis<Cache>("cache", {{Cache::cold, "cold"}, {Cache::hot, "hot"}}))
+      .axis(enum_axis("cache", kCaches))
       .counter({"max_rel_error", "", Better::lower,
                 "worst element's relative error against sigmoid in double"})
       .main_counter("GBps")

@@ -37,17 +37,8 @@ enum class SvdAlgo { gesvd, gesvdj, gesvdp };
 // The check a planted fault (every singular value 5% larger) must meet (ValidationError::check).
 constexpr const char* kSigmaCheck = "singular values against fp64 gesvd's";
 
-const char* algo_name(SvdAlgo a) {
-  switch (a) {
-    case SvdAlgo::gesvd:
-      return "gesvd";
-    case SvdAlgo::gesvdj:
-      return "gesvdj";
-    case SvdAlgo::gesvdp:
-      return "gesvdp";
-  }
-  return "?";
-}
+constexpr EnumName<SvdAlgo> kAlgos[] = {
+    {SvdAlgo::gesvd, "gesvd"}, {SvdAlgo::gesvdj, "gesvdj"}, {SvdAlgo::gesvdp, "gesvdp"}};
 
 cudaDataType_t cuda_type(DType t) { return t == DType::fp64 ? CUDA_R_64F : CUDA_R_32F; }
 
@@ -229,7 +220,7 @@ class Svd final : public BenchmarkCase {
 
   Work work() const override { return {}; }  // no agreed FLOP count for iterative SVDs
 
-  std::string label() const override { return std::string("cuSOLVER ") + algo_name(algo_); }
+  std::string label() const override { return std::string("cuSOLVER ") + name_of(algo_, kAlgos); }
 
   std::map<std::string, double> counters(double) const override {
     std::map<std::string, double> c = {{"recon_error", recon_error_},
@@ -343,7 +334,7 @@ class Svd final : public BenchmarkCase {
   }
 
   std::string describe() const {
-    return std::string("svd ") + algo_name(algo_) + " " + std::string(dtype_name(t_)) +
+    return std::string("svd ") + name_of(algo_, kAlgos) + " " + std::string(dtype_name(t_)) +
            " n=" + std::to_string(n_);
   }
 
@@ -380,8 +371,8 @@ class Svd final : public BenchmarkCase {
 
 void register_svd() {
   std::vector<std::pair<SvdAlgo, std::string>> algos;
-  for (SvdAlgo a : {SvdAlgo::gesvd, SvdAlgo::gesvdj, SvdAlgo::gesvdp})
-    if (a != SvdAlgo::gesvdp || CUBENCH_HAS_XGESVDP) algos.push_back({a, algo_name(a)});
+  for (const EnumName<SvdAlgo>& a : kAlgos)  // gesvdp where this cuSOLVER has it
+    if (a.value != SvdAlgo::gesvdp || CUBENCH_HAS_XGESVDP) algos.push_back({a.value, a.name});
   Family("svd", "singular values and vectors of a random n x n matrix through cuSOLVER")
       .axis(enum_axis("algo", algos))
       .axis(dtype_axis({DType::fp32, DType::fp64}))

@@ -4,7 +4,7 @@
 # is not used, NCCL_NOT_USED says why in one line.
 #
 # Two checks before an NCCL is taken:
-# - It must not lie in another CUDA toolkit's folder (CUDAToolkitOf.cmake): an 11.8 or 12.4 build
+# - It must not lie in another CUDA toolkit's folder (CudaToolkitOf.cmake): an 11.8 or 12.4 build
 #   must not take /usr/local/cuda-13.0's NCCL (NCCL_ROOT or CMAKE_PREFIX_PATH naming it, say).
 # - A program calling ncclGetVersion must link: trixie's NCCL 2.22 (Debian 13, beside its CUDA
 #   12.4) imports __isoc23_* functions of glibc 2.38, which Debian 12 (glibc 2.36) lacks.

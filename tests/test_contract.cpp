@@ -152,8 +152,9 @@ TEST(Axis, PowerOfTwoAxisRefusesOtherNumbers) {
 TEST(Axis, AnEnumAxisIsReadAsItsEnumOnly) {
   enum class Pass { fwd, bwd };
   enum class Other { fwd };
-  auto axes = std::make_shared<const std::vector<Axis>>(std::vector<Axis>{
-      enum_axis<Pass>("pass", {{Pass::fwd, "fwd"}, {Pass::bwd, "bwd"}}), int_axis("n", {8})});
+  static constexpr EnumName<Pass> kPasses[] = {{Pass::fwd, "fwd"}, {Pass::bwd, "bwd"}};
+  auto axes = std::make_shared<const std::vector<Axis>>(
+      std::vector<Axis>{enum_axis("pass", kPasses), int_axis("n", {8})});
   const Point p(axes, {1, 0});
   EXPECT_EQ(p.get_enum<Pass>("pass"), Pass::bwd);
   EXPECT_EQ(Point(axes, {0, 0}).get_enum<Pass>("pass"), Pass::fwd);
@@ -232,7 +233,7 @@ TEST(Schema, DescribesFamiliesAxesAndCountersAsJsonText) {
   f.timer = Timer::host_clock;
   const std::string json = schema_json({f}, {{"widgets", "widget/s", Better::higher, "how many"}});
   EXPECT_EQ(json,
-            "{\"version\": 2, \"counters\": {\"widgets\": {\"unit\": \"widget/s\", \"better\": "
+            "{\"version\": 3, \"counters\": {\"widgets\": {\"unit\": \"widget/s\", \"better\": "
             "\"higher\", \"description\": \"how many\"}}, \"families\": {\"toy/\\\"quoted\\\"\": "
             "{\"description\": \"back\\\\slash\\u000anewline\", \"axes\": [{\"name\": \"dtype\", "
             "\"kind\": \"dtype\"}, {\"name\": \"bytes\", \"kind\": \"pow2\"}], "

@@ -76,11 +76,11 @@ TEST(GpuFit, MoreMemoryThanTheGpuHasIsLeftOut) {
 TEST(GpuFit, AtItsTurnARowSaysWhatItNeedsAndWhatIsFree) {
   // 10 GiB free of the 4090's 24: a 12 GiB row is not run, an 8 GiB one is.
   EXPECT_EQ(does_not_fit_now(bytes_only(12 * kGiB), 10 * kGiB, 24 * kGiB, 0),
-            "not run: needs 12.0 GiB of device memory; 10.0 GiB free of 24.0 GiB");
+            "needs 12.0 GiB of device memory; 10.0 GiB free of 24.0 GiB");
   EXPECT_EQ(does_not_fit_now(bytes_only(8 * kGiB), 10 * kGiB, 24 * kGiB, 0), "");
   // Under a 24 GiB limit on the H200 with 20 GiB in use, 4 GiB is left whatever is free.
   EXPECT_EQ(does_not_fit_now(bytes_only(5 * kGiB), 120 * kGiB, 140 * kGiB, 24 * kGiB),
-            "not run: needs 5.0 GiB of device memory; 4.0 GiB free of 24.0 GiB "
+            "needs 5.0 GiB of device memory; 4.0 GiB free of 24.0 GiB "
             "(--cubench_memory_limit)");
   EXPECT_EQ(does_not_fit_now(bytes_only(3 * kGiB), 120 * kGiB, 140 * kGiB, 24 * kGiB), "");
   // More in use than the limit: nothing is free.

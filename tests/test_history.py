@@ -1,7 +1,8 @@
 """ctest: tools/history on result files made here from a committed one (tests/data/cuda-13.0.json):
 a series of runs with a step planted where a library changes, A/A noise around it, and the
 change points found, explained and gated on; adding twice, a file cut mid-write, the schema's
-version and upgrade, two writers at once, and bad input (one line, exit 2)."""
+version and upgrade, two writers at once, bad input (one line, exit 2), and version-3 files
+(tests/data/v3): each row's status, reason, family and kernels from its "cubench" object."""
 import copy
 import json
 import os
@@ -103,6 +104,31 @@ class AddAndShow(Folder):
         # The template predates the schema: its family is the name less its numbers (the tools'
         # rule for such files), so the chart is gemm/bf16's.
         self.assertTrue(os.path.exists(os.path.join(out, "gemm_bf16.png")), os.listdir(out))
+
+
+class VersionThree(Folder):
+    """Version-3 files (tests/data/v3): each row goes in with its status, reason, family and
+    kernels from its "cubench" object, not from its name or label."""
+
+    def test_rows_go_in_with_their_cubench_object(self):
+        for name in ("run-a.json", "run-b.json"):
+            r = history("add", "--db", self.db, os.path.join(HERE, "data", "v3", name))
+            self.assertEqual(r.returncode, 0, r.stderr)
+        db = sqlite3.connect(self.db)
+
+        def row(path, name, *columns):
+            return db.execute(f"SELECT {', '.join(columns)} FROM rows JOIN runs ON rows.run = runs.id "
+                              "WHERE runs.path LIKE ? AND name = ?", ("%" + path, name)).fetchone()
+        self.assertEqual(row("run-b.json", "gemm/bf16/16384/16384/16384/manual_time", "status", "reason"),
+                         ("not_run", "needs 3.0 GiB of device memory; 1.2 GiB free of 80.0 GiB"))
+        self.assertEqual(row("run-a.json", "svd/gesvd/fp32/1024/manual_time", "status"), ("wrong_result",))
+        splitk = "gemm/bf16/2048/2048/2048/splitk/manual_time"
+        self.assertEqual(row("run-b.json", splitk, "status", "family", "kernels"),
+                         ("measured", "gemm", "kernel: splitk_gemm_kernel"))  # not its label's decoy
+        self.assertEqual(row("run-a.json", "gemm/fp8/4096/4096/4096/manual_time", "family"), ("gemm_autotune",))
+        series = history_store.series(history_store.connect(self.db, create=False))
+        self.assertEqual([p["path"][-10:] for p in series["gemm/bf16/16384/16384/16384/manual_time"]],
+                         ["run-a.json"])  # a series holds the runs that measured the row
 
 
 class ChangePointsFound(Folder):

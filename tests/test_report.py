@@ -7,8 +7,9 @@ run, the cost side, the commands and the versions with what the puzzling ones me
 well-formed and self-contained, the Markdown's charts beside it; the charts (tools/plot's, as
 the report draws them): every timed row a point, every GEMM shape too, one legend that covers no
 panel, reference labels and the title inside the chart; a build of one repetition said to be
-untested instead of claimed significant; bad input one line on stderr, exit status 2 and nothing
-written; and run-matrix ending with the report (nothing is built: its build and runs are stood
+untested instead of claimed significant; version-3 files (tests/data/v3): the fixtures converted
+give the same page, rows skipped are listed with their reasons and rows report by their "cubench"
+objects; bad input one line on stderr, exit status 2 and nothing written; and run-matrix ending with the report (nothing is built: its build and runs are stood
 in for).
 
 Run one class as ctest does: tools/pyrun ../tests/test_report.py <class>."""
@@ -450,9 +451,12 @@ def captured_figures():
         plot.save = saved
 
 
-def gemm_result(name, tflops, pct_peak=None):
+def gemm_result(shape, tflops, pct_peak=None):
+    """A bf16 gemm row of shape "m/n/k", as results.load gives it: its family and axis values."""
+    m, n, k = map(int, shape.split("/"))
     r = result((100, 101, 99, 100.5))
-    r.name = r.run_name = name
+    r.name = r.run_name = f"gemm/bf16/{shape}/manual_time"
+    r.family, r.axis_values = "gemm", {"dtype": "bf16", "m": m, "n": n, "k": k}
     r.counters = {"TFLOPS": [tflops] * 4}
     if pct_peak:
         r.counters["pct_peak"] = [pct_peak] * 4
@@ -470,8 +474,8 @@ class GemmEveryShape(unittest.TestCase):
         for label, scale in (("11.8", 1.0), ("13.0", 1.1)):
             rows = {}
             for shape in self.SHAPES:
-                name = f"gemm/bf16/{shape}/manual_time"
-                rows[name] = gemm_result(name, 700 * scale, pct_peak=70 * scale)  # a 1000 TFLOP/s peak
+                r = gemm_result(shape, 700 * scale, pct_peak=70 * scale)  # a 1000 TFLOP/s peak
+                rows[r.name] = r
             files.append((label, {}, rows))
         return files
 
@@ -563,7 +567,7 @@ class ReportCharts(unittest.TestCase):
                     if not c.get_label().startswith("_") or ": " in c.get_label():  # not a bar's error bars
                         drawn += len(c.patches) if hasattr(c, "patches") else len(c.lines[0].get_xdata())
         timed = sum(1 for _, _, rows in loaded for n, r in rows.items()
-                    if r.times and not r.error and not n.startswith("allreduce/"))
+                    if r.measured() and not n.startswith("allreduce/"))
         self.assertEqual(drawn, timed)
         self.assertEqual(len(notes), 1)
         self.assertTrue(notes[0].startswith("allreduce: left out 2 one-GPU benchmark(s)"), notes)
@@ -682,6 +686,49 @@ class Trend(unittest.TestCase):
                            *labelled("11.8", "13.0"))
             assert_one_line_error(self, r, ".*none.sqlite: no such history")
             self.assertEqual(os.listdir(d), [])
+
+
+V3 = os.path.join(DATA, "v3")  # version-3 files, made by tests/data/v3/make_v3.py
+
+
+class VersionThree(unittest.TestCase):
+    """Version-3 files: the report reads each row's family, status and notes from its "cubench"
+    object. The fixtures converted give the page their originals give; rows skipped (not run,
+    not supported) are listed with their reasons, not counted failed; a row named like another
+    family, or whose label names a decoy kernel, reports by its object."""
+
+    def render(self, folder, *specs):
+        stem = os.path.join(folder, "report")
+        r = run_report("--out", stem, *specs)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(stem + ".md", encoding="utf-8") as f:
+            return f.read()
+
+    def test_the_converted_fixtures_give_the_same_page(self):
+        with tempfile.TemporaryDirectory() as old, tempfile.TemporaryDirectory() as new:
+            before = self.render(old, *labelled())
+            after = self.render(new, *[f"{t}={os.path.join(V3, 'report', f'cuda-{t}.json')}" for t in TOOLKITS])
+            self.assertEqual(after.replace(new, old).replace(os.path.join(V3, "report"), FIXTURES), before)
+            self.assertEqual(sorted(os.listdir(os.path.join(new, "report-charts"))),
+                             sorted(os.listdir(os.path.join(old, "report-charts"))))
+
+    def test_skips_rows_and_kernels_by_the_cubench_object(self):
+        with tempfile.TemporaryDirectory() as d:
+            md = self.render(d, f"12.4={os.path.join(V3, 'run-a.json')}", f"13.0={os.path.join(V3, 'run-b.json')}")
+        self.assertIn("- **13.0**: not run: `gemm/bf16/16384/16384/16384`: needs 3.0 GiB of device memory; "
+                      "1.2 GiB free of 80.0 GiB", md)
+        for build in ("12.4", "13.0"):
+            self.assertIn(f"- **{build}**: not supported: `gemm/fp8/1024/1024/1024`: fp8 needs compute "
+                          "capability 8.9; this GPU is 8.0", md)
+        self.assertNotIn("fail", md.lower())
+        gemm = md.split("### gemm:")[1].split("\n### ")[0]
+        self.assertIn("| `bf16/2048/2048/2048/splitk` | 95 us | 86 us | 1.10x | faster |", gemm)
+        self.assertIn("| `bf16/16384/16384/16384` | 11 ms | not run: needs 3.0 GiB of device memory [1] |", gemm)
+        autotune = md.split("### gemm_autotune:")[1].split("\n### ")[0]
+        self.assertIn("| `gemm/fp8/4096/4096/4096` | 300 us | 290 us |", autotune)
+        kernels = md.split("## Kernels that changed")[1].split("\n## ")[0]
+        self.assertIn("| `gemm/bf16/1024/1024/1024` | 13.0 | faster (1.11x) |", kernels)
+        self.assertNotIn("splitk", kernels)  # its label's decoy kernels differ; its kernels note does not
 
 
 class BadInput(unittest.TestCase):

@@ -161,7 +161,7 @@ TEST(Stats, StudentT95MatchesTheTables) {
   EXPECT_NEAR(student_t95(100000), 1.960, 0.001);
 }
 
-// The console table's cells: a time in the unit that fits it, and a label's notes in short.
+// The console table's cells: a time in the unit that fits it (its notes: test_row_outcome.cpp).
 TEST(ConsoleTable, TimesInTheUnitThatFits) {
   EXPECT_EQ(format_seconds(6.324e-6), "6.324 us");
   EXPECT_EQ(format_seconds(723.4e-6), "723.4 us");
@@ -169,17 +169,6 @@ TEST(ConsoleTable, TimesInTheUnitThatFits) {
   EXPECT_EQ(format_seconds(12.5e-9), "12.50 ns");
   EXPECT_EQ(format_seconds(1.5), "1.500 s");
   EXPECT_EQ(format_seconds(0), "-");
-}
-
-TEST(ConsoleTable, NotesSayWhySamplingStoppedAndTheConditions) {
-  EXPECT_EQ(label_notes("cuBLASLt algo 21; stopped: noise 0.31% < 0.5% after 57 samples"), "");
-  EXPECT_EQ(label_notes("cuSOLVER gesvd; stopped: noise settled at 1.15% (target 0.5%) after 80 "
-                        "samples; power-capped in 100% of polls (software cap 700 W)"),
-            "settled at 1.15%; power-capped 100%");
-  EXPECT_EQ(label_notes("stopped: timeout 5s: noise 1.84% (target 0.5%) after 126 samples; "
-                        "THROTTLED: thermal or hardware slowdown in 12% of polls; BUSY GPU: 1 "
-                        "other compute process"),
-            "timeout 5s; THROTTLED; BUSY GPU");
 }
 
 // --version: the revision first, then each field a user asks about, in a fixed order, those the

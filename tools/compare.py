@@ -10,8 +10,9 @@
       It reads copies of the two files, made so that it prints well: only the rows both files
       time (so its geometric mean is of the same rows), each row's times in the unit (ns, us, ms
       or s, in the Unit column it adds) that keeps them at three significant digits or more
-      (compare.py prints whole numbers). A row a file did not time (an error row, such as
-      "inaccurate here, reported, not timed") is left out, named in one line under the output.
+      (compare.py prints whole numbers). A row a file did not time (its status: an error such as
+      "inaccurate here, reported, not timed", or a skip: not run, not supported) is left out,
+      named in one line under the output with its message.
       Rows where a side has one repetition (no U test can run) get a verdict column instead, by
       the rows' own confidence intervals as --table judges them (below, at its default
       --min-effect), with a count and the caveat under the output; where a file's rows carry no
@@ -65,7 +66,9 @@
       its cell there says `not built` and a note under the table says why, one line per build and
       library (e.g. no NCCL for CUDA 11.8). A row such a file lacks is listed when every file
       lacking it says so; with the base lacking it, the row has no verdicts.
-      What ran: where a faster or slower row's label names other kernels or another cuBLASLt
+      A row a file did not time shows its message (an error's, or a skip's: not run, not
+      supported) in the time cell, and gets no verdict.
+      What ran: where a faster or slower row's notes name other kernels or another cuBLASLt
       algorithm than the base file's (cubench --cubench_kernels=on names a run's kernels), a note
       lists the row with both.
 
@@ -92,8 +95,9 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli  # noqa: E402
-from results import (US_PER_UNIT, InputError, is_iteration, is_number, label_of,  # noqa: E402
-                     load, merged_schema, not_built_of, read, renamed, run_name, unit)
+from results import (MEASURED, US_PER_UNIT, InputError, is_iteration, is_number, label_of,  # noqa: E402
+                     load, merged_schema, not_built_of, outcome, read, renamed, run_name, schema_of,
+                     unit)
 
 DEFAULT_ALPHA = 0.05
 # Below this a difference is `same` however small its p-value: A/A runs of one binary on the H200
@@ -353,7 +357,7 @@ class LeftOut:
         if self.schema is None:
             return ""
         holder = next(res[name] for _, _, res in self.loaded if name in res)
-        family = self.schema.family(holder.run_name)
+        family = self.schema.families.get(holder.family)
         return family.library if family is not None else ""
 
     def why(self, name, i):
@@ -412,14 +416,14 @@ def file_cells(name, r, b, judging, path, base_path, counters, cycles, args, jud
     row), judging False for the base file itself; missing is the cell where r is None. A verdict
     given is appended to judged."""
     blank_judgement = [""] * ((4 if cycles else 3) if judging else 0)
-    if r is None or r.error or not r.times:
-        cell = r.error if r is not None and r.error else missing
+    if not is_timed(r):  # its message: an error's, or a skip's (not run, not supported)
+        cell = r.message if r is not None and r.message else missing
         return [cell] + [""] * ((1 if cycles else 0) + len(counters)) + blank_judgement
     cells = [fmt(r.median_time())] + ([fmt(r.mcycles())] if cycles else [])
     cells += [fmt(r.median(c)) for c in counters]
     if not judging:
         return cells
-    if b is None or b.error or not b.times:
+    if not is_timed(b):
         return cells + blank_judgement
     change, p, word, rule = judgement(name, b, r, path, base_path, args)
     cycles_change = (r.mcycles() / b.mcycles() - 1) * 100  # NaN where a side has no clock
@@ -504,33 +508,33 @@ def clock_made_it(judged, args, several):
             f"because it ran at a higher clock, or slower at a lower one): {named}")
 
 
-# What a row's label says ran: the kernels one run launched (--cubench_kernels=on: "kernel: X",
-# "kernels: A, B ... (K kernels, N launches)", "N CUDA graph launches") and cuBLASLt's algorithm
-# id (gemm's own label, "cuBLASLt algo 21, autotuned: ..."), without the measured figures around
-# them, which differ between any two runs.
-KERNEL_PART = re.compile(r"^(kernels?: .*|\d+ CUDA graph launch(es)?|no kernel launched)$")
+# cuBLASLt's algorithm id, which only the family's own words say (gemm's "case" note, "cuBLASLt
+# algo 21, autotuned: ..."): the id alone, without the figures around it that differ in any run.
 CUBLASLT_ALGO = re.compile(r"cuBLASLt algo -?\d+")
 
 
-def what_ran(label):
-    parts = [p for p in label.split("; ") if KERNEL_PART.match(p)]
-    algo = CUBLASLT_ALGO.search(label)
-    return "; ".join(([algo.group(0)] if algo else []) + parts)
+def what_ran(result):
+    """What a row's notes say ran: cuBLASLt's algorithm, and the kernels one run launched as
+    CUPTI named them (--cubench_kernels=on: a "kernels" note); "" where they say neither."""
+    algos = [m.group(0) for n in result.notes if n["kind"] == "case"
+             for m in [CUBLASLT_ALGO.search(n["text"])] if m]
+    kernels = [n["text"] for n in result.notes if n["kind"] == "kernels" and n.get("named", True)]
+    return "; ".join(algos[:1] + kernels)
 
 
 def what_ran_differs(names, loaded, labels, judged):
-    """The note on faster/slower rows whose label says another kernel or algorithm ran than in
+    """The note on faster/slower rows whose notes say another kernel or algorithm ran than in
     the base file: the library's own reason for the verdict. None where there is none."""
     base = loaded[0][2]
     words = {(name, label): word for name, label, word, *_ in judged}
     lines = []
     for name in names:
-        theirs = what_ran(base[name].label) if name in base else ""
+        theirs = what_ran(base[name]) if name in base else ""
         for i, (_, _, res) in enumerate(loaded[1:], 1):
             word = words.get((name, labels[i]))
             if word not in (FASTER, SLOWER) or name not in res:
                 continue
-            mine = what_ran(res[name].label)
+            mine = what_ran(res[name])
             if mine and theirs and mine != theirs:
                 lines.append(f"- {name}: {word} under {labels[i]}, where {mine}; under {labels[0]}, {theirs}")
     if not lines:
@@ -574,7 +578,7 @@ def shown_counters(args, loaded, names, schema):
     mains = []
     for _, _, results in loaded:
         for n in names:
-            family = schema.family(results[n].run_name) if schema is not None and n in results else None
+            family = schema.families.get(results[n].family) if schema is not None and n in results else None
             if family is not None and family.main_counter:
                 mains.append(family.main_counter)
     return [c for c in dict.fromkeys(mains + list(LEGACY_SHOWN)) if c in present]
@@ -610,7 +614,7 @@ def time_unit_for(us):
 
 
 def is_timed(result):
-    return result is not None and not result.error and bool(result.times)
+    return result is not None and result.measured()
 
 
 def time_units(compared):
@@ -648,12 +652,14 @@ def compare_py_input(path, rules, wanted_names, directory, keep=None, units=None
     all) and each time in units[its run name]; returns (copy's path, {row name: its unit})."""
     load(path, rules)  # the one-line checks, the rename clash included, before compare.py runs
     data, kept, shown = read(path), [], {}
+    schema = schema_of(data["context"], path)
     for row in data["benchmarks"]:
         old = run_name(row)
         new = renamed(old, rules)
         if not wanted_names.search(new) or (keep is not None and new not in keep):
             continue
-        if not row.get("error_occurred") and ("cpu_time" not in row or "time_unit" not in row):
+        timed = outcome(row, schema).status == MEASURED
+        if timed and ("cpu_time" not in row or "time_unit" not in row):
             raise InputError(f"{path}: {row['name']} has no cpu_time or time_unit, which compare.py "
                              "needs (--table does not)")
         name = new + row["name"][len(old):] if row["name"].startswith(old) else renamed(row["name"], rules)
@@ -680,17 +686,17 @@ def short_reason(name, error):
 
 
 def untimed_rows(compared, shared, files):
-    """{run name: how to name it in the note} of the shared rows a file has not timed (an error
-    row: "inaccurate here, reported, not timed", a failed check): compare.py would print their
-    placeholder times as a measurement."""
+    """{run name: how to name it in the note} of the shared rows a file has not timed (an error:
+    "inaccurate here, reported, not timed", a failed check; a skip: not run, not supported):
+    compare.py would print their placeholder times as a measurement."""
     out = {}
     for n in shared:
         sides = [i for i, res in enumerate(compared) if not is_timed(res[n])]
         if not sides:
             continue
-        error = next(compared[i][n].error for i in sides) or "no time"
+        message = next(compared[i][n].message for i in sides) or "no time"
         where = "" if len(sides) == len(compared) else f" in {os.path.basename(files[sides[0]])}"
-        out[n] = f"{n}{where} ({short_reason(n, error)})"
+        out[n] = f"{n}{where} ({short_reason(n, message)})"
     return out
 
 

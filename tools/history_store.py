@@ -43,7 +43,7 @@ CREATE TABLE runs (
 );
 CREATE TABLE rows (
   run INTEGER NOT NULL REFERENCES runs(id), name TEXT NOT NULL,
-  status TEXT NOT NULL,      -- measured, or error (its message in reason)
+  status TEXT NOT NULL,      -- measured, or why not (results.STATUSES), the why in reason
   reason TEXT, median_us REAL, samples INTEGER, spread REAL, counters TEXT NOT NULL,
   label TEXT, PRIMARY KEY (run, name)
 );
@@ -153,11 +153,14 @@ def connect(path, create=True):
     return db
 
 
-def _kernels(label):
-    """The kernels part of a row's label (cubench --cubench_kernels=on writes "kernels: ...")."""
-    for part in (label or "").split("; "):
-        if part.startswith("kernels: "):
-            return part[len("kernels: "):]
+def _kernels(result):
+    """What a row's kernels note says one run launched (cubench --cubench_kernels=on), as the
+    history has always held it: without the note's leading "kernels: "; None where CUPTI named
+    none or the row has no such note."""
+    for note in result.notes:
+        if note["kind"] == "kernels" and note.get("named", True):
+            text = note["text"]
+            return text[len("kernels: "):] if text.startswith("kernels: ") else text
     return None
 
 
@@ -173,10 +176,10 @@ def _row_record(result, row):
     samples = int(row["samples"]) if row and results.is_number(row.get("samples")) else len(times)
     counters = {k: result.median(k) for k in result.counters}
     counters = {k: v for k, v in counters.items() if not math.isnan(v)}
-    return dict(status="error" if result.error is not None else "measured", reason=result.error,
+    return dict(status=result.status, reason=result.reason or None,
                 median_us=median, samples=samples, spread=spread, counters=json.dumps(counters),
                 label=result.label, sm_clock_MHz=counters.get("sm_clock_MHz"),
-                power_capped_pct=counters.get("power_capped_pct"), kernels=_kernels(result.label))
+                power_capped_pct=counters.get("power_capped_pct"), kernels=_kernels(result))
 
 
 def add_file(db, path):
@@ -201,7 +204,6 @@ def add_file(db, path):
     for row in filter(results.is_iteration, data["benchmarks"]):
         first_row.setdefault(results.run_name(row), row)
     fields = {k: str(context[k]) for k in RUN_FIELDS if k in context}
-    schema = results.schema_of(context, path)
     with transaction(db):  # all of this file's rows, or none
         # Asked under the write lock: two writers adding one file at once add it once.
         if db.execute("SELECT 1 FROM runs WHERE sha256 = ?", (sha,)).fetchone():
@@ -218,8 +220,7 @@ def add_file(db, path):
                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                        (run, name, r["status"], r["reason"], r["median_us"], r["samples"],
                         r["spread"], r["counters"], r["label"], r["sm_clock_MHz"],
-                        r["power_capped_pct"], r["kernels"],
-                        results.family_and_axes(name, schema)[0]))
+                        r["power_capped_pct"], r["kernels"], result.family))
     return len(by_name), partial
 
 

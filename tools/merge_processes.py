@@ -12,14 +12,15 @@ unit, the test asks the question a user has: would another run of the build give
 Each benchmark of OUT gets one iteration row per input file: that process's row at its median
 time (the lower one for an even count, so its counters stay the ones measured with that time),
 renumbered as repetitions 0..K-1, with every counter it carries (whatever its name: rows are
-copied whole). Aggregate rows are dropped: the tools recompute them. A benchmark that failed in any
-process keeps its error row; one missing from a file is an error. The context is the first file's,
-its schema (`cubench_schema`) included, with `processes` (K) and each file's `date` added; files
-whose schemas differ (or one with a schema, one without) are not processes of one build: an
-error. A file cut mid-write (its process killed) gives its complete rows, with a warning; a
-benchmark it lost is then missing from it, which is an error as above. A process interrupted
-(context `interrupted`) is named in OUT's `interrupted` ("SIGINT (process 2)"), whichever file it
-was, so that OUT warns as its inputs did.
+copied whole, a version-3 row's "cubench" object too). Aggregate rows are dropped: the tools
+recompute them. A benchmark not timed in some process (its status: failed, or skipped as not run
+or not supported) keeps that process's row; one missing from a file is an error. The context is
+the first file's, its schema (`cubench_schema`) included, with `processes` (K) and each file's
+`date` added; files whose schemas differ (or one with a schema, one without) are not processes of
+one build: an error. A file cut mid-write (its process killed) gives its complete rows, with a
+warning; a benchmark it lost is then missing from it, which is an error as above. A process
+interrupted (context `interrupted`) is named in OUT's `interrupted` ("SIGINT (process 2)"),
+whichever file it was, so that OUT warns as its inputs did.
 """
 import json
 import os
@@ -27,7 +28,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli  # noqa: E402
-from results import SCHEMA_FIELD, InputError, is_iteration, read, run_name  # noqa: E402
+from results import (MEASURED, SCHEMA_FIELD, InputError, is_iteration, outcome, read,  # noqa: E402
+                     run_name, schema_of)
 
 
 def _rows_by_name(data):
@@ -37,11 +39,15 @@ def _rows_by_name(data):
     return rows
 
 
-def median_row(rows):
-    """The row at the (lower) median time; an error row if the benchmark failed."""
-    failed = [r for r in rows if r.get("error_occurred")]
-    if failed:
-        return failed[0]
+def not_timed(row, schema):
+    return outcome(row, schema).status != MEASURED
+
+
+def median_row(rows, schema):
+    """The row at the (lower) median time; the first row not timed (failed or skipped), if any."""
+    untimed = [r for r in rows if not_timed(r, schema)]
+    if untimed:
+        return untimed[0]
     ordered = sorted(rows, key=lambda r: float(r["real_time"]))
     return ordered[(len(ordered) - 1) // 2]
 
@@ -76,12 +82,13 @@ def merge(paths):
             what = f"lacks {missing[0]}" if missing else f"has {extra[0]}, which {paths[0]} lacks"
             raise InputError(f"{path} {what}: the processes of one merge must run the same "
                              "benchmarks (the same filter)")
+    schema = schema_of(datas[0]["context"], paths[0])  # every file's (check_same_schema)
     merged = []
     for name in names:
-        picks = [median_row(rows[name]) for rows in per_file]
-        if any(p.get("error_occurred") for p in picks):
-            merged.append(dict(next(p for p in picks if p.get("error_occurred")), repetitions=1,
-                               repetition_index=0))
+        picks = [median_row(rows[name], schema) for rows in per_file]
+        untimed = [p for p in picks if not_timed(p, schema)]
+        if untimed:
+            merged.append(dict(untimed[0], repetitions=1, repetition_index=0))
             continue
         for i, row in enumerate(picks):
             merged.append(dict(row, repetitions=len(picks), repetition_index=i))

@@ -27,13 +27,12 @@ each): no legend covers a panel's points or its labels, and the title wraps to t
 import argparse
 import math
 import os
-import re
 import sys
 import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli  # noqa: E402
-from results import InputError, better, family_and_axes, label_of, load, merged_schema, unit  # noqa: E402
+from results import PRE_SCHEMA, InputError, better, label_of, load, merged_schema, unit  # noqa: E402
 
 DECADES_FOR_LOG = 2  # an axis spanning more than 10^2 hides its small values when linear
 # A reference line (a datasheet peak, a copy ceiling) lies at most this high in its panel, so that
@@ -43,14 +42,14 @@ TITLE_SIZE = 12
 LEGEND_SIZE = 8
 BAND_PAD = 0.08  # inches around the title and the legend
 
-# The names each hand-made chart draws. A family with rows of these gets no generic chart.
-GEMM = r"^(gemm|gemm_autotune)/(\w+)/(\d+)/(\d+)/(\d+)/"
-SIGMOID = r"^sigmoid/(\w+)/(\w+)/(\d+)/(cold|hot)/"
-ALLREDUCE = r"^allreduce/(\w+)/(\d+)/(\w+)/"
-SVD = r"^svd/(\w+)/(\w+)/(\d+)/"
-RESNET = r"^(resnet50_train|resnet50_train_graph)/(\w+)/(\w+)/(\d+)/(\d+)/"
-TRANSFORMER = r"^transformer_fwd/(\w+)/(\w+)/(\d+)/"
-HAND_MADE = (GEMM, SIGMOID, ALLREDUCE, SVD, RESNET, TRANSFORMER)
+# The families each hand-made chart draws, rows with their axes (results.PRE_SCHEMA's); a family
+# with rows drawn by hand gets no generic chart.
+GEMM = ("gemm", "gemm_autotune")
+SIGMOID = ("sigmoid",)
+ALLREDUCE = ("allreduce",)
+SVD = ("svd",)
+RESNET = ("resnet50_train", "resnet50_train_graph")
+TRANSFORMER = ("transformer_fwd",)
 HAND_MADE_FILES = ("gemm.png", "sigmoid.png", "allreduce.png", "svd.png", "resnet.png",
                    "resnet-memory.png", "transformer.png")
 # A generic chart's combinations of axis values: marker first, then line style.
@@ -58,20 +57,28 @@ MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">", "p")
 LINESTYLES = ("-", "--", ":", "-.")
 
 
-def parse(name, pattern):
-    m = re.match(pattern, name)
-    return m.groups() if m else None
+def drawn_family(r):
+    """The family whose hand-made chart draws a row, or None: the row's family where it is one of
+    results.PRE_SCHEMA's, with that family's axes. A file without a schema gives a row the family
+    the tools always gave it, the name less its numbers ("gemm/bf16"), and PRE_SCHEMA's axis
+    values: its family is then the one its family begins with."""
+    for family, spec in PRE_SCHEMA.families.items():
+        if ((r.family == family or r.family.startswith(family + "/"))
+                and sorted(r.axis_values) == sorted(a.name for a in spec.axes)):
+            return family
+    return None
 
 
-def series(loaded, pattern, key):
-    """{group: {file_label: [(x, y, err)]}} from names matching pattern; key(groups, result)."""
+def series(loaded, families, key):
+    """{group: {file_label: [(x, y, err)]}} from the timed rows drawn in families' charts;
+    key(family, axis values, result) gives (group, x, y, err), or None for a row not drawn."""
     out = {}
     for label, _, results in loaded:
-        for name, r in results.items():
-            g = parse(name, pattern)
-            if not g or r.error or not r.times:
+        for r in results.values():
+            family = drawn_family(r)
+            if family not in families or not r.measured():
                 continue
-            point = key(g, r)
+            point = key(family, r.axis_values, r)
             if point is None:
                 continue
             group, x, y, err = point
@@ -259,16 +266,17 @@ def gemm_points(loaded):
     for the other shapes, at x = (m*n*k)^(1/3), the n of a square of the same work."""
     squares, others = {}, {}
     for label, _, results in loaded:
-        for name, r in results.items():
-            g = parse(name, GEMM)
-            if not g or r.error or not r.times or "TFLOPS" not in r.counters:
+        for r in results.values():
+            family = drawn_family(r)
+            if family not in GEMM or not r.measured() or "TFLOPS" not in r.counters:
                 continue
-            variant, dtype, m, n, k = g
-            panel, y, err = f"{variant} {dtype}", r.median("TFLOPS"), r.stdev("TFLOPS")
+            a = r.axis_values
+            m, n, k = a["m"], a["n"], a["k"]
+            panel, y, err = f"{family} {a['dtype']}", r.median("TFLOPS"), r.stdev("TFLOPS")
             if m == n == k:
-                squares.setdefault(panel, {}).setdefault(label, []).append((int(m), y, err))
+                squares.setdefault(panel, {}).setdefault(label, []).append((m, y, err))
             else:
-                x = (int(m) * int(n) * int(k)) ** (1 / 3)
+                x = (m * n * k) ** (1 / 3)
                 others.setdefault(panel, {}).setdefault(label, []).append((x, y, err, f"{m}x{n}x{k}"))
     return squares, others
 
@@ -277,11 +285,11 @@ def gemm_peaks(loaded):
     """{panel: [(datasheet peak, its label)]} from the rows' pct_peak."""
     lines = {}
     for _, _, results in loaded:
-        for name, r in results.items():
-            g = parse(name, r"^(gemm|gemm_autotune)/(\w+)/")
-            if g and "pct_peak" in r.counters and r.median("pct_peak") > 0:
+        for r in results.values():
+            family = drawn_family(r)
+            if family in GEMM and "pct_peak" in r.counters and r.median("pct_peak") > 0:
                 peak = r.median("TFLOPS") / (r.median("pct_peak") / 100)
-                lines[f"{g[0]} {g[1]}"] = [(peak, f"datasheet peak {peak:.0f} TFLOP/s")]
+                lines[f"{family} {r.axis_values['dtype']}"] = [(peak, f"datasheet peak {peak:.0f} TFLOP/s")]
     return lines
 
 
@@ -297,9 +305,8 @@ def gemm(loaded, out_dir):
 
 
 def sigmoid(loaded, out_dir):
-    def key(g, r):
-        variant, dtype, n, cache = g
-        return f"{dtype} n={n} {cache}", variant, r.median("GBps"), r.stdev("GBps")
+    def key(_, a, r):
+        return f"{a['dtype']} n={a['n']} {a['cache']}", a["variant"], r.median("GBps"), r.stdev("GBps")
     raw = series(loaded, SIGMOID, key)
     return ([lambda: draw_sigmoid(loaded, raw, out_dir)] if raw else []), []
 
@@ -334,15 +341,14 @@ def allreduce(loaded, out_dir):
     # "bandwidth" of that is a copy's or about 10^6 GB/s. Such rows are left out, not drawn.
     left_out = {"one-GPU benchmark(s)": 0, "benchmark(s) without a gpus counter": 0}
 
-    def key(g, r):
-        dtype, nbytes, place = g
+    def key(_, a, r):
         gpus = r.median("gpus")
         if math.isnan(gpus) or gpus <= 1:
             left_out["benchmark(s) without a gpus counter" if math.isnan(gpus) else "one-GPU benchmark(s)"] += 1
             return None
         if "busbw_GBps" not in r.counters:
             return None
-        return (f"{dtype} {place}, {gpus:.0f} GPUs", int(nbytes), r.median("busbw_GBps"),
+        return (f"{a['dtype']} {a['placement']}, {gpus:.0f} GPUs", a["bytes"], r.median("busbw_GBps"),
                 r.stdev("busbw_GBps"))
     groups = series(loaded, ALLREDUCE, key)
     skipped = " and ".join(f"{n} {what}" for what, n in left_out.items() if n)
@@ -358,9 +364,8 @@ def allreduce(loaded, out_dir):
 
 
 def svd(loaded, out_dir):
-    def key(g, r):
-        algo, dtype, n = g
-        return f"{algo} {dtype}", int(n), r.median_time() / 1e3, r.stdev() / 1e3
+    def key(_, a, r):
+        return f"{a['algo']} {a['dtype']}", a["n"], r.median_time() / 1e3, r.stdev() / 1e3
     groups = series(loaded, SVD, key)
     if not groups:
         return [], []
@@ -390,12 +395,12 @@ def draw_bars(groups, colours, title, ylabel, path):
 
 def resnet(loaded, out_dir):
     def bars(counter, scale):
-        def key(g, r):
-            variant, precision, layout, res, batch = g
+        def key(family, a, r):
             if counter not in r.counters:
                 return None
-            panel = f"{res}x{res}, batch {batch}" + (", CUDA graph" if variant.endswith("graph") else "")
-            return panel, f"{precision} {layout}", r.median(counter) / scale, r.stdev(counter) / scale
+            graph = ", CUDA graph" if family.endswith("graph") else ""
+            panel = f"{a['res']}x{a['res']}, batch {a['batch']}{graph}"
+            return panel, f"{a['precision']} {a['format']}", r.median(counter) / scale, r.stdev(counter) / scale
         # series() gives [(category, y, err)] per panel and file; a bar chart wants them by category.
         return {panel: {label: {c: (y, e) for c, y, e in pts} for label, pts in per_file.items()}
                 for panel, per_file in series(loaded, RESNET, key).items()}
@@ -409,11 +414,10 @@ def resnet(loaded, out_dir):
 
 
 def transformer(loaded, out_dir):
-    def key(g, r):
-        mode, attention, batch = g
+    def key(_, a, r):
         if "peak_allocated_bytes" not in r.counters:
             return None
-        return (f"{mode}, {attention} attention", int(batch), r.median("peak_allocated_bytes") / 1e9,
+        return (f"{a['mode']}, {a['attention']} attention", a["batch"], r.median("peak_allocated_bytes") / 1e9,
                 r.stdev("peak_allocated_bytes") / 1e9)
     groups = series(loaded, TRANSFORMER, key)
     if not groups:
@@ -432,13 +436,13 @@ def generic(loaded, out_dir):
         return [], []
     rows, hand_made = {}, set()  # family -> [(file label, {axis: value}, Result)]
     for label, _, results in loaded:
-        for name, r in results.items():
-            family, axes = family_and_axes(r.run_name, schema)
+        for r in results.values():
+            family, axes = r.family, r.axis_values
             if family not in schema.families:
                 continue
             if set(axes) != {a.name for a in schema.families[family].axes}:
                 continue  # a name its family's axes do not read (another build's): no point to draw
-            if any(re.match(pattern, name) for pattern in HAND_MADE):
+            if drawn_family(r) is not None:
                 hand_made.add(family)
             rows.setdefault(family, []).append((label, axes, r))
     charts, notes, taken = [], [], set(HAND_MADE_FILES)
@@ -475,7 +479,7 @@ def generic_points(spec, rows):
     points, missing = {}, 0
     counter = spec.main_counter
     for label, axes, r in rows:
-        if r.error or not r.times:
+        if not r.measured():
             continue
         if not counter:
             y, err = r.median_time(), r.stdev()

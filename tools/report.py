@@ -25,11 +25,12 @@ rule (a U test over the samples and --min-effect; the options are compare's). Th
     and whole under the table); and the family's chart (tools/plot's);
   - the GPU's conditions during each build's run: GPU, power cap and clocks, the SM clock the
     samples ran at, rows power-capped or throttled, other processes on the GPU, the samples;
-  - the kernels that changed: rows whose label names other kernels (cubench --cubench_kernels=on)
+  - the kernels that changed: rows whose notes name other kernels (cubench --cubench_kernels=on)
     or another cuBLASLt algorithm than the base's;
   - what was not built and why (context "not_built"), rows not run (context "not_run": a list of
-    {"family", "reason", "configurations"}, or JSON text of one) and rows missing for no reason
-    a file gives;
+    {"family", "reason", "configurations"}, or JSON text of one), rows skipped (their status not
+    run or not supported, with its reason: skips, not failures) and rows missing for no reason a
+    file gives;
   - the cost side: the start-up families' rows, peak memory (peak_mem_bytes / used_mem_bytes)
     per family and build, the first calls' time;
   - the exact commands (context "command_line", which tools/run-matrix records; else the
@@ -57,7 +58,7 @@ import plot  # noqa: E402
 from compare import FASTER, SLOWER, TOO_NOISY  # noqa: E402
 from report_page import (Bullets, Chart, Code, CodeBlock, Folded, Heading, Paragraph, Strong,  # noqa: E402
                          Table, Verdict, html_page, markdown)
-from results import (NOT_BUILT_FIELD, SCHEMA_FIELD, InputError, family_and_axes, label_of,  # noqa: E402
+from results import (MEASURED, NOT_BUILT_FIELD, SCHEMA_FIELD, SKIPS, InputError, label_of,  # noqa: E402
                      load, merged_schema, not_built_of)
 
 PROG = "tools/report"
@@ -216,7 +217,7 @@ def build_labels(specs):
 
 
 def timed(result):
-    return result is not None and not result.error and bool(result.times)
+    return result is not None and result.measured()
 
 
 class Judgement:
@@ -282,8 +283,7 @@ class Comparison:
         return names
 
     def family_of(self, name):
-        holder = next(b.results[name] for b in self.builds if name in b.results)
-        return family_and_axes(holder.run_name, self.schema)[0]
+        return next(b.results[name] for b in self.builds if name in b.results).family
 
     def families(self):
         """{family: [row names]}, in the order the rows come."""
@@ -542,8 +542,8 @@ def cell_of(comparison, name, i):
     r = b.results.get(name)
     if r is None:
         return compare.NOT_BUILT if comparison.why_not_built(name, i) else "missing"
-    if r.error:
-        return folded_message(r.error, name, b.label)
+    if r.status != MEASURED:  # its message: an error's, or a skip's (not run, not supported)
+        return folded_message(r.message, name, b.label)
     return fmt_time(r.median_time()) if r.times else "missing"
 
 
@@ -797,10 +797,10 @@ def kernel_blocks(comparison):
     c = comparison
     rows, named = [], 0
     for n in c.names:
-        theirs = compare.what_ran(c.base.results[n].label) if n in c.base.results else ""
+        theirs = compare.what_ran(c.base.results[n]) if n in c.base.results else ""
         named += bool(theirs)
         for i, b in enumerate(c.others, 1):
-            mine = compare.what_ran(b.results[n].label) if n in b.results else ""
+            mine = compare.what_ran(b.results[n]) if n in b.results else ""
             named += bool(mine)
             if mine and theirs and mine != theirs:
                 j = c.judgements.get((n, i))
@@ -808,13 +808,13 @@ def kernel_blocks(comparison):
                 rows.append([Code(row_title(n)), b.label, word, Code(mine), Code(theirs)])
     blocks = [Heading(2, "Kernels that changed")]
     if rows:
-        blocks += [Paragraph(f"Rows whose label names other kernels or another cuBLASLt algorithm than "
+        blocks += [Paragraph(f"Rows whose notes name other kernels or another cuBLASLt algorithm than "
                              f"under {c.base.label}: the library's own reason for a verdict."),
                    Table(["row", "build", "verdict", "what ran there", f"what ran under {c.base.label}"],
                          rows)]
     elif named:
         blocks.append(Paragraph("The same kernels and algorithms ran under every build, in every row "
-                                "whose label names them."))
+                                "whose notes name them."))
     else:
         blocks.append(Paragraph("The files name no kernels: run cubench with --cubench_kernels=on "
                                 "(tools/run-matrix --kernels) for each row's kernels."))
@@ -847,9 +847,29 @@ def left_out_blocks(comparison):
             items.append([Strong(b.label), f": not run: {entry['family']}: {entry['reason']}"]
                          + ([" ("] + configurations_text(entry["configurations"]) + [")"]
                             if "configurations" in entry else []))
+    items += skipped_rows_items(c)
     items += missing_rows_items(c)
     return [Heading(2, "Not built, not run"),
             Bullets(items) if items else Paragraph("Every build built and ran every row compared.")]
+
+
+SKIP_WORDS = {"not_run": "not run", "not_supported": "not supported"}
+
+
+def skipped_rows_items(comparison):
+    """Each build's rows skipped (their status: not run at their turn, not supported here),
+    grouped by the reason: they are not failures, and a reader should know what was not run."""
+    c, items = comparison, []
+    wanted = compare.name_filter(c.args)
+    for b in c.builds:
+        skipped = {}
+        for n, r in b.results.items():
+            if wanted.search(n) and r.status in SKIPS:
+                skipped.setdefault((r.status, r.reason), []).append(row_title(n))
+        for (status, reason), names in skipped.items():
+            items.append([Strong(b.label), f": {SKIP_WORDS[status]}: "] + named_rows(names)
+                         + ([f": {reason}"] if reason else []))
+    return items
 
 
 def missing_rows_items(comparison):
@@ -1095,7 +1115,7 @@ def has_folded(comparison):
     """Whether a rows table folds a message (a cell says [1])."""
     c = comparison
     return any(isinstance(cell_of(c, n, i), Folded) for n in c.names for i, b in enumerate(c.builds)
-               if b.results.get(n) is not None and b.results[n].error)
+               if b.results.get(n) is not None and b.results[n].status != MEASURED)
 
 
 def reading_blocks(comparison):

@@ -47,8 +47,14 @@ LEGACY_BETTER = {
 BETTER = ("higher", "lower", "none")
 AXIS_KINDS = ("int", "pow2", "string", "dtype")  # dtype: an element type, read as its name
 SCHEMA_FIELD = "cubench_schema"
-SCHEMA_VERSION = 2
-SCHEMA_VERSIONS = (1, 2)  # 2 added axes of kind "dtype"; 1 is read as it was
+SCHEMA_VERSION = 3
+# 2 added axes of kind "dtype"; 3 a "cubench" object in every row (docs/result-file.md); 1 and 2
+# are read as they were, their rows' objects made by legacy_outcome().
+SCHEMA_VERSIONS = (1, 2, 3)
+ROW_FIELD = "cubench"  # a version-3 row's object: what the row is and how it ended
+MEASURED = "measured"
+STATUSES = (MEASURED, "not_run", "not_supported", "out_of_memory", "wrong_result", "error")
+SKIPS = ("not_run", "not_supported")  # Google Benchmark's skips: not run here, not failed
 # Context field: JSON text {"<library>": "<why>"}, the optional libraries the build left its
 # families out for (cmake/OptionalSources.cmake); a family's schema entry names its "library".
 NOT_BUILT_FIELD = "not_built"
@@ -68,8 +74,25 @@ class Result:
         self.times = []          # real_time per repetition, in microseconds
         self.clocks = []         # the sm_clock_MHz of each of those repetitions (NaN: not carried)
         self.counters = {}       # counter -> [value per repetition]
-        self.error = None
         self.label = ""
+        # What the row is and how it ended (its "cubench" object, or legacy_outcome's reading):
+        self.family = ""
+        self.axis_values = {}    # axis -> its value, typed as the schema declares it
+        self.status = MEASURED   # one of STATUSES: any repetition not measured makes the row so
+        self.reason = ""         # why it was not measured, without the row's name
+        self.notes = []          # [{"kind", "text", its own fields}]
+        # Google Benchmark's message of a row not measured (error_message or skip_message), whole
+        # as the file holds it, for the tools that show it; None for a measured row.
+        self.message = None
+
+    @property
+    def error(self):
+        """The message of a row not measured (readers from before status: the claims table)."""
+        return self.message
+
+    def measured(self):
+        """Whether the row was timed: measured, with its times."""
+        return self.status == MEASURED and bool(self.times)
 
     def median_time(self):
         return statistics.median(self.times) if self.times else math.nan
@@ -313,26 +336,27 @@ def _schema_error(path, what):
     return InputError(f"{path}: {SCHEMA_FIELD}: {what}")
 
 
-def _field(path, where, obj, key, kind, required=True, default=None):
-    """obj[key] checked to be of kind ("string", "list", "object"); where names obj in messages."""
+def _field(prefix, where, obj, key, kind, required=True, default=None):
+    """obj[key] checked to be of kind ("string", "list", "object"); a message begins with prefix
+    (the file, and what of it is read), and where names obj."""
     if key not in obj:
         if required:
-            raise _schema_error(path, f"{where} has no \"{key}\"")
+            raise InputError(f"{prefix}: {where} has no \"{key}\"")
         return default
     value = obj[key]
     ok = {"string": isinstance(value, str), "list": isinstance(value, list),
           "object": isinstance(value, dict)}[kind]
     if not ok:
         article = "an" if kind == "object" else "a"
-        raise _schema_error(path, f"{where}: \"{key}\" is {_describe(value)}, not {article} {kind}")
+        raise InputError(f"{prefix}: {where}: \"{key}\" is {_describe(value)}, not {article} {kind}")
     return value
 
 
-def _choice(path, where, obj, key, choices):
-    value = _field(path, where, obj, key, "string")
+def _choice(prefix, where, obj, key, choices):
+    value = _field(prefix, where, obj, key, "string")
     if value not in choices:
-        raise _schema_error(path, f"{where}: \"{key}\" is {_describe(value)}, not "
-                                  f"{', '.join(choices[:-1])} or {choices[-1]}")
+        raise InputError(f"{prefix}: {where}: \"{key}\" is {_describe(value)}, not "
+                         f"{', '.join(choices[:-1])} or {choices[-1]}")
     return value
 
 
@@ -353,20 +377,22 @@ def parse_schema(text, path):
                          f"{e.lineno} column {e.colno})")
     if not isinstance(doc, dict):
         raise _schema_error(path, f"the schema is {_describe(doc)}, not an object")
+    prefix = f"{path}: {SCHEMA_FIELD}"
     version = doc.get("version")
     if version not in SCHEMA_VERSIONS or isinstance(version, bool):
-        raise _schema_error(path, f"\"version\" is {'missing' if 'version' not in doc else _describe(version)}, "
-                                  f"not {' or '.join(map(str, SCHEMA_VERSIONS))} (the versions these tools read)")
+        said = "missing" if "version" not in doc else _describe(version)
+        raise _schema_error(path, f"\"version\" is {said}, not {', '.join(map(str, SCHEMA_VERSIONS[:-1]))} "
+                                  f"or {SCHEMA_VERSIONS[-1]} (the versions these tools read)")
     counters = {}
-    for name, c in _field(path, "the schema", doc, "counters", "object").items():
+    for name, c in _field(prefix, "the schema", doc, "counters", "object").items():
         where = f"counter \"{name}\""
         if not isinstance(c, dict):
             raise _schema_error(path, f"{where} is {_describe(c)}, not an object")
-        counters[name] = Counter(name, _field(path, where, c, "unit", "string"),
-                                 _choice(path, where, c, "better", BETTER),
-                                 _field(path, where, c, "description", "string", False, ""))
+        counters[name] = Counter(name, _field(prefix, where, c, "unit", "string"),
+                                 _choice(prefix, where, c, "better", BETTER),
+                                 _field(prefix, where, c, "description", "string", False, ""))
     families = {}
-    for name, f in _field(path, "the schema", doc, "families", "object").items():
+    for name, f in _field(prefix, "the schema", doc, "families", "object").items():
         where = f"family \"{name}\""
         if not name or name.startswith("/") or name.endswith("/"):
             raise _schema_error(path, f"{where}: a family name is not empty and neither starts "
@@ -374,21 +400,21 @@ def parse_schema(text, path):
         if not isinstance(f, dict):
             raise _schema_error(path, f"{where} is {_describe(f)}, not an object")
         axes = []
-        for i, a in enumerate(_field(path, where, f, "axes", "list")):
+        for i, a in enumerate(_field(prefix, where, f, "axes", "list")):
             at = f"{where}, axis {i + 1}"
             if not isinstance(a, dict):
                 raise _schema_error(path, f"{at} is {_describe(a)}, not an object")
-            axis = Axis(_field(path, at, a, "name", "string"), _choice(path, at, a, "kind", AXIS_KINDS))
+            axis = Axis(_field(prefix, at, a, "name", "string"), _choice(prefix, at, a, "kind", AXIS_KINDS))
             if not axis.name or any(axis.name == b.name for b in axes):
                 raise _schema_error(path, f"{at}: the name {_describe(axis.name)} is empty or "
                                           "another axis's")
             axes.append(axis)
-        family = Family(name, axes, _field(path, where, f, "main_counter", "string"),
-                        _field(path, where, f, "size_axis", "string"),
-                        _field(path, where, f, "description", "string", False, ""),
-                        _field(path, where, f, "timer", "string", False, ""),
-                        _field(path, where, f, "counters", "list", False, []),
-                        _field(path, where, f, "library", "string", False, ""))
+        family = Family(name, axes, _field(prefix, where, f, "main_counter", "string"),
+                        _field(prefix, where, f, "size_axis", "string"),
+                        _field(prefix, where, f, "description", "string", False, ""),
+                        _field(prefix, where, f, "timer", "string", False, ""),
+                        _field(prefix, where, f, "counters", "list", False, []),
+                        _field(prefix, where, f, "library", "string", False, ""))
         for counter in family.counters:
             if not isinstance(counter, str) or counter not in counters:
                 raise _schema_error(path, f"{where}: its counter {_describe(counter)} is not one "
@@ -477,6 +503,169 @@ def family_and_axes(name, schema=None):
     return "/".join(part for part in base.split("/") if not re.fullmatch(r"[0-9]+", part)), {}
 
 
+# --- a row's "cubench" object: what it is and how it ended ---------------------------------------
+
+def _pre_schema(families):
+    return Schema(families={name: Family(name, [Axis(*a.split(":")) for a in axes.split()])
+                            for name, axes in families.items()})
+
+
+# The families of the names cubench wrote before it wrote a schema, with their axes as its schema
+# later declared them (tools/plot draws them by hand). A file without a schema has its rows' axis
+# values read by these; its families stay the names less their numbers, as the tools always had.
+PRE_SCHEMA = _pre_schema({
+    "gemm": "dtype:dtype m:int n:int k:int", "gemm_autotune": "dtype:dtype m:int n:int k:int",
+    "sigmoid": "variant:string dtype:dtype n:int cache:string",
+    "allreduce": "dtype:dtype bytes:pow2 placement:string", "svd": "algo:string dtype:dtype n:int",
+    "resnet50_train": "precision:string format:string res:int batch:int",
+    "resnet50_train_graph": "precision:string format:string res:int batch:int",
+    "transformer_fwd": "mode:string attention:string batch:int"})
+
+
+class Outcome:
+    """A row's "cubench" object (docs/result-file.md): family, axis_values, status, reason and
+    notes, each a note {"kind", "text", its own fields}."""
+
+    def __init__(self, family, axis_values, status=MEASURED, reason="", notes=()):
+        self.family, self.axis_values, self.status = family, axis_values, status
+        self.reason, self.notes = reason, list(notes)
+
+
+def outcome(row, schema, where="result file"):
+    """The row's Outcome: a version-3 row's "cubench" object, checked (InputError naming where,
+    the file and row, and what is wrong), or what legacy_outcome reads from an older row."""
+    if schema is not None and schema.version == 3:
+        return _checked_outcome(row, schema, where)
+    return legacy_outcome(row, schema)
+
+
+_AXIS_VALUE = {"int": "an integer", "pow2": "a power of two", "string": "a string",
+               "dtype": "a string (the element type's name)"}
+
+
+def _fits(kind, value):
+    if kind in ("string", "dtype"):
+        return isinstance(value, str)
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    return whole and (kind == "int" or (value > 0 and value & (value - 1) == 0))
+
+
+def _checked_outcome(row, schema, where):
+    if ROW_FIELD not in row:
+        raise InputError(f"{where} has no \"{ROW_FIELD}\" object (schema version 3 gives every row one)")
+    obj = row[ROW_FIELD]
+    if not isinstance(obj, dict):
+        raise InputError(f"{where}: \"{ROW_FIELD}\" is {_describe(obj)}, not an object")
+    family = _field(where, ROW_FIELD, obj, "family", "string")
+    spec = schema.families.get(family)
+    if spec is None:
+        raise InputError(f"{where}: {ROW_FIELD}: \"family\" {json.dumps(family)} is not one the "
+                         "schema declares")
+    status = _choice(where, ROW_FIELD, obj, "status", STATUSES)
+    reason = _field(where, ROW_FIELD, obj, "reason", "string", False, "")
+    values = _field(where, ROW_FIELD, obj, "axis_values", "object")
+    if sorted(values) != sorted(a.name for a in spec.axes):
+        raise InputError(f"{where}: {ROW_FIELD}: \"axis_values\" has {', '.join(values) or 'none'}, "
+                         f"not the axes of {family}: {', '.join(a.name for a in spec.axes) or 'none'}")
+    for axis in spec.axes:
+        if not _fits(axis.kind, values[axis.name]):
+            raise InputError(f"{where}: {ROW_FIELD}: axis \"{axis.name}\" is "
+                             f"{_describe(values[axis.name])}, not {_AXIS_VALUE[axis.kind]}")
+    notes = _field(where, ROW_FIELD, obj, "notes", "list", False, [])
+    for i, note in enumerate(notes, 1):
+        at = f"{ROW_FIELD} note {i}"
+        if not isinstance(note, dict):
+            raise InputError(f"{where}: {at} is {_describe(note)}, not an object")
+        _field(where, at, note, "kind", "string")
+        _field(where, at, note, "text", "string")
+    return Outcome(family, values, status, reason, notes)
+
+
+# The words a pre-version-3 cubench's message gave a row it did not time, after "<name>: "
+# (fixtures/detail/run/runner.cpp's describe_failure, gpu_fit.cpp's does-not-fit-now).
+_LEGACY_FAILURE = re.compile(r"(not run|not supported here, not timed|inaccurate here, reported, "
+                             r"not timed|wrong result, not timed)(?:: |$)")
+_LEGACY_STATUS = {"not run": "not_run", "not supported here, not timed": "not_supported",
+                  "inaccurate here, reported, not timed": "wrong_result",
+                  "wrong result, not timed": "wrong_result"}
+_N = r"[0-9.]+"  # a number in a label's words
+# A pre-version-3 label's parts ("; "-separated) that the harness wrote: (kind, the part's words,
+# fields that go with them); the words' named groups are the note's fields, numbers as numbers. A
+# part none of these reads is the family's own words (kind "case").
+_LEGACY_NOTES = tuple((kind, re.compile(words), fields) for kind, words, fields in (
+    ("stop", rf"stopped: noise (?P<noise_pct>{_N})% < (?P<target_pct>{_N})% after (?P<samples>\d+) samples?",
+     {"rule": "noise_reached"}),
+    ("stop", rf"stopped: noise settled at (?P<noise_pct>{_N})% \(target (?P<target_pct>{_N})%\) after "
+             r"(?P<samples>\d+) samples?", {"rule": "noise_settled"}),
+    ("stop", rf"stopped: timeout (?P<timeout_s>{_N})s: noise (?:unknown|(?P<noise_pct>{_N})% \(target "
+             rf"(?P<target_pct>{_N})%\)) after (?P<samples>\d+) samples?", {"rule": "timeout"}),
+    ("stop", r"stopped: .*", {}),  # an older cubench's words
+    ("kernels", r"kernels not named: .*", {"named": False}),
+    ("kernels", r"kernels?: .*|\d+ CUDA graph launch(?:es)?|no kernel launched", {"named": True}),
+    ("power_capped", r"power-capped(?: in (?:<1|(?P<pct>\d+))% of polls(?: \(software cap "
+                     r"(?P<cap_W>\d+) W\))?)?.*", {}),
+    ("throttled", r"THROTTLED(?:: thermal or hardware slowdown in (?:<1|(?P<pct>\d+))% of polls)?.*", {}),
+    ("sync_boost", r"sync boost in (?:<1|(?P<pct>\d+))% of polls", {}),
+    ("busy_gpu", r"BUSY GPU(?:: (?P<processes>\d+) other compute process(?:es)?)?.*", {}),
+    ("slow_clock", r"slow clock(?:: (?P<samples>\d+) of (?P<of>\d+) samples)?.*", {}),
+    ("blocking_timeout", r"BLOCKING KERNEL TIMED OUT(?: in (?P<samples>\d+) samples)?.*", {}),
+    ("l2_flushed", r"L2 flushed", {}),
+    ("runs_per_sample", r"(?P<runs>\d+) runs per sample", {}),
+    ("queued", r"queued behind a blocking kernel", {})))
+
+
+def _number(text):
+    return int(text) if text.isdigit() else float(text)
+
+
+def notes_of_label(label):
+    """The notes a pre-version-3 label held, read from its "; "-separated parts: the harness's
+    by their words (_LEGACY_NOTES), every run of other parts one "case" note (the family's own
+    label, which may hold "; ")."""
+    notes = []
+    for part in label.split("; ") if label else ():
+        for kind, words, fields in _LEGACY_NOTES:
+            match = words.fullmatch(part)
+            if match:
+                read = {k: _number(v) for k, v in match.groupdict().items() if v is not None}
+                notes.append({"kind": kind, **fields, **read, "text": part})
+                break
+        else:
+            if notes and notes[-1]["kind"] == "case":
+                notes[-1]["text"] += "; " + part
+            else:
+                notes.append({"kind": "case", "text": part})
+    return notes
+
+
+def legacy_outcome(row, schema):
+    """The Outcome of a row of a file before schema version 3, read as the tools always read
+    one: family and axis values from its name (family_and_axes; in a file without a schema, the
+    axis values PRE_SCHEMA reads), status and reason from Google Benchmark's error or skip and
+    the words of cubench's message (_LEGACY_FAILURE, "out of memory"), notes from its label."""
+    name = run_name(row)
+    family, values = family_and_axes(name, schema)
+    if schema is None:
+        values = family_and_axes(name, PRE_SCHEMA)[1]
+    if not (row.get("error_occurred") or row.get("skipped")):
+        return Outcome(family, values, notes=notes_of_label(row.get("label", "")))
+    message = row.get("error_message" if row.get("error_occurred") else "skip_message", "")
+    base = name[:-len("/manual_time")] if name.endswith("/manual_time") else name
+    reason = message[len(base) + 2:] if message.startswith(base + ": ") else message
+    words = _LEGACY_FAILURE.match(reason)
+    notes = []
+    if words:
+        status, reason = _LEGACY_STATUS[words.group(1)], reason[words.end():]
+        if status == "wrong_result":
+            notes.append({"kind": "failed_check", "known_inaccuracy": words.group(1).startswith("inaccurate"),
+                          "text": ""})
+    elif "out of memory" in reason:
+        status = "out_of_memory"
+    else:
+        status = "not_supported" if row.get("skipped") else "error"
+    return Outcome(family, values, status, reason, notes)
+
+
 def better(counter, schema=None):
     """Which way is better for a counter: "higher", "lower" or "none" (only informs). The schema
     says so for every counter of a file that has one; LEGACY_BETTER for the files that have none."""
@@ -539,17 +728,17 @@ def _check_row(path, index, row, schema):
     where = f"{path}: benchmark row {index + 1}"
     if not isinstance(row, dict):
         raise InputError(f"{where} is {_describe(row)}, not an object")
-    for field in ("name", "run_name", "run_type", "label", "error_message", "time_unit"):
+    for field in ("name", "run_name", "run_type", "label", "error_message", "skip_message", "time_unit"):
         if field in row and not isinstance(row[field], str):
             raise InputError(f"{where}: \"{field}\" is {_describe(row[field])}, not a string")
     if "name" not in row:
         raise InputError(f"{where} has no \"name\"")
     where = f"{path}: {row['name']}"
-    if "error_occurred" in row and not isinstance(row["error_occurred"], bool):
-        raise InputError(f"{where}: \"error_occurred\" is {_describe(row['error_occurred'])}, "
-                         "not true or false")
-    if row.get("error_occurred"):
-        return  # a failed benchmark: its times are placeholders
+    for field in ("error_occurred", "skipped"):
+        if field in row and not isinstance(row[field], bool):
+            raise InputError(f"{where}: \"{field}\" is {_describe(row[field])}, not true or false")
+    if outcome(row, schema, where).status != MEASURED:
+        return  # failed or skipped: its times are placeholders
     if row.get("time_unit", "ns") not in US_PER_UNIT:
         raise InputError(f"{where}: time_unit {json.dumps(row['time_unit'])} is not one of "
                          f"{', '.join(US_PER_UNIT)}")
@@ -632,8 +821,11 @@ def renamed(name, rename):
 
 def load(path, rename=()):
     """Returns (context, {name: Result}); rename is [(regex, replacement)] applied to names. Every
-    counter of a row loads (see is_counter); schema_of(context) says what they mean."""
+    counter of a row loads (see is_counter); schema_of(context) says what they mean. What a row
+    is and how it ended (family, axis values, status, reason, notes) is its "cubench" object's
+    in a version-3 file, legacy_outcome's reading of its name, label and message before."""
     data = read(path)
+    schema = schema_of(data["context"], path)
     results, raw_name_of = {}, {}
     for row in filter(is_iteration, data["benchmarks"]):  # aggregates are recomputed
         raw = run_name(row)
@@ -641,13 +833,17 @@ def load(path, rename=()):
         if raw_name_of.setdefault(name, raw) != raw:  # two benchmarks' samples must never mix
             raise InputError(f"{path}: renaming maps both {raw_name_of[name]} and {raw} onto {name}")
         r = results.setdefault(name, Result(name, raw))
-        if row.get("error_occurred"):
-            r.error = row.get("error_message", "error")
+        o = outcome(row, schema)
+        r.family, r.axis_values = o.family, o.axis_values
+        if o.status != MEASURED:
+            r.status, r.reason, r.notes = o.status, o.reason, o.notes
+            r.message = row.get("error_message") or row.get("skip_message") or o.reason or o.status
             continue
         r.times.append(float(row["real_time"]) * US_PER_UNIT[row.get("time_unit", "ns")])
         clock = row.get("sm_clock_MHz")
         r.clocks.append(float(clock) if is_number(clock) and clock > 0 else math.nan)
-        r.label = row.get("label", r.label)
+        if r.status == MEASURED:  # a repetition not measured keeps its notes for the row
+            r.label, r.notes = row.get("label", r.label), o.notes
         for field, value in row.items():
             if is_counter(field, value):
                 r.counters.setdefault(field, []).append(float(value))

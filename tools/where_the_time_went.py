@@ -1,8 +1,8 @@
 """Where a cubench run's wall time went, read from its result file alone: per family, its rows
 and the seconds of their set-up, first call, check, warm-up and timed samples (the counters
 setup_s, first_call_ms, validate_s, warmup_s, sampling_s), then the costliest rows; Markdown.
-What the counters do not hold (the copy ceiling measured at the start, rows that failed, Google
-Benchmark between rows) is the gap between their sum and the run's wall time.
+What the counters do not hold (the copy ceiling measured at the start, rows not timed: failed or
+skipped, Google Benchmark between rows) is the gap between their sum and the run's wall time.
 
 A file reads for what it has. One from a cubench older than some counters (first_call_ms is old,
 the other four came at c5b9141, 2026-12-04), or tools/torch_reference.py's (it counts none), gets
@@ -10,7 +10,7 @@ those columns blank, and one line above the table names them and says what the f
 lacking a counter that other rows carry get blank cells, named in one line too. A total is the
 sum of the cells a row has. Only a file that is not a result file (not JSON, not Google
 Benchmark output, no rows) is refused: one line on stderr, exit status 2."""
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import results
 from cli import parser, run
@@ -49,14 +49,15 @@ def total(cells):
     return out
 
 
-def first_repetitions(rows):
+def first_repetitions(rows, schema=None):
     """{run name: its seconds}, of the rows that finished. A row repeated (--benchmark_repetitions)
     paid its set-up, first call, check and warm-up once (its first repetition says them) and
-    sampled in every repetition, so sampling_s is summed over its repetitions. A failed row's
-    counters are placeholders (cubench writes none): it is left out."""
+    sampled in every repetition, so sampling_s is summed over its repetitions. A row not timed
+    (failed or skipped: its status) has placeholders for counters (cubench writes none): it is
+    left out."""
     first = {}
     for row in rows:
-        if row.get("error_occurred"):
+        if results.outcome(row, schema).status != results.MEASURED:
             continue
         name, spent = results.run_name(row), seconds(row)
         if name not in first:
@@ -99,12 +100,21 @@ def partly_blank(first):
     return out
 
 
-def notes(path, context, schema, first, failed):
+def untimed_words(untimed):
+    """The rows not timed, counted: "2 failed, 1 not run" (a skip is not a failure)."""
+    failed = sum(n for status, n in untimed.items() if status not in results.SKIPS)
+    said = [f"{failed} failed"] if failed else []
+    said += [f"{untimed[s]} {s.replace('_', ' ')}" for s in results.SKIPS if untimed.get(s)]
+    return ", ".join(said) or "0 failed"
+
+
+def notes(path, context, schema, first, untimed):
     """The lines that say which cells are blank and why: at most one for the columns no row
-    fills, one for the cells some rows leave blank."""
+    fills, one for the cells some rows leave blank; untimed is {status: rows} of the rows not
+    timed."""
     lines = []
     if not first:
-        lines.append(f"{path}: no row finished ({failed} failed): nothing to list")
+        lines.append(f"{path}: no row finished ({untimed_words(untimed)}): nothing to list")
         return lines
     missing = blank_columns(first)
     if missing:
@@ -145,15 +155,22 @@ def cost(spent):
 
 
 def read_rows(path):
-    """(context, schema, first_repetitions of its rows, how many rows failed); InputError for a
-    file that is not a result file. A warning about the file (an interrupted run's) is said once
-    the file has loaded: a refusal stays one line."""
+    """(context, schema, first_repetitions of its rows, {run name: family} of them, {status: how
+    many rows} of the rows not timed); InputError for a file that is not a result file. A warning
+    about the file (an interrupted run's) is said once the file has loaded: a refusal stays one
+    line."""
     with results.warnings_held():
         data = results.read(path)
         schema = results.schema_of(data["context"], path)
         rows = list(filter(results.is_iteration, data["benchmarks"]))
-    failed = len({results.run_name(r) for r in rows if r.get("error_occurred")})
-    return data["context"], schema, first_repetitions(rows), failed
+    families, not_timed = {}, {}  # not_timed: {run name: the status of a repetition not timed}
+    for row in rows:
+        o = results.outcome(row, schema)
+        families.setdefault(results.run_name(row), o.family)
+        if o.status != results.MEASURED:
+            not_timed.setdefault(results.run_name(row), o.status)
+    untimed = Counter(not_timed.values())
+    return data["context"], schema, first_repetitions(rows, schema), families, untimed
 
 
 def main(argv):
@@ -161,12 +178,12 @@ def main(argv):
     p.add_argument("file", help="a cubench result file (JSON)")
     p.add_argument("--rows", type=int, default=10, help="the costliest rows to list (default 10)")
     a = p.parse_args(argv)
-    context, schema, first, failed = read_rows(a.file)
-    for line in notes(a.file, context, schema, first, failed):
+    context, schema, first, family_of, untimed = read_rows(a.file)
+    for line in notes(a.file, context, schema, first, untimed):
         print(line + "\n")
     families = defaultdict(list)
     for name, spent in first.items():
-        families[results.family_and_axes(name, schema)[0]].append(spent)
+        families[family_of[name]].append(spent)
     heads = [h for _, _, h in PARTS]
     print("| family | rows | " + " | ".join(heads) + " | total s |")
     print("|---|---:|" + "---:|" * (len(heads) + 1))

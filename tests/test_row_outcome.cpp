@@ -1,0 +1,206 @@
+// A row's outcome as data (report/row_outcome.h, row_fields.h; docs/result-file.md): what the
+// runner records per repetition is what the JSON row and the console say, read from the notes and
+// the registry, never parsed back out of a name or a label.
+#include <gtest/gtest.h>
+
+#include <benchmark/benchmark.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fixtures/case/family.h"
+#include "fixtures/detail/report/conditions.h"
+#include "fixtures/detail/report/console_table.h"
+#include "fixtures/detail/report/row_fields.h"
+#include "fixtures/detail/report/row_report.h"
+#include "fixtures/detail/timing/stopping.h"
+#include "tests/nothing_case.h"
+
+namespace cubench {
+namespace {
+
+using GbRun = benchmark::BenchmarkReporter::Run;
+
+// A family whose names read wrongly to a parser: its name holds a slash and a number-like
+// segment, and its string axis has a value made of digits.
+void register_misleading_family() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  Family("row_test/3d", "a family whose names mislead a parser")
+      .axis(string_axis("layout", {"4096"}))
+      .axis(int_axis("n", {7}))
+      .make(testing_support::nothing())
+      .add();
+}
+const std::string kName = "row_test/3d/4096/7";
+
+GbRun iteration_run(const std::string& name, std::int64_t repetition, const std::string& label) {
+  GbRun run;
+  run.run_name.function_name = name;
+  run.run_type = GbRun::RT_Iteration;
+  run.family_index = run.per_family_instance_index = 0;
+  run.repetition_index = repetition;
+  run.repetitions = 2;
+  run.iterations = 1;
+  run.time_unit = benchmark::kMicrosecond;
+  run.real_accumulated_time = run.cpu_accumulated_time = 1e-5;
+  run.report_label = label;
+  return run;
+}
+
+std::string json_of(const std::vector<GbRun>& runs) {
+  std::ostringstream out, err;
+  RowFieldsJson json;
+  json.SetOutputStream(&out);
+  json.SetErrorStream(&err);
+  json.ReportRuns(runs);
+  return out.str();
+}
+
+TEST(RowOutcome, ALongerTrialReplacesTheFirstRepetitionsOutcomeOthersFollowIt) {
+  forget_outcomes();
+  RowOutcome a, b, c;
+  a.reason = "trial of 1", b.reason = "trial of 10", c.reason = "second repetition";
+  record_outcome("x", 1, a);
+  record_outcome("x", 10, b);  // Google Benchmark's next trial of repetition 0
+  record_outcome("x", 10, c);  // repetition 1 runs the count repetition 0 settled on
+  ASSERT_NE(recorded_outcome("x", 0), nullptr);
+  EXPECT_EQ(recorded_outcome("x", 0)->reason, "trial of 10");
+  EXPECT_EQ(recorded_outcome("x", 1)->reason, "second repetition");
+  EXPECT_EQ(recorded_outcome("x", 2), nullptr);
+  EXPECT_EQ(recorded_outcome("y", 0), nullptr);
+  // The adaptive loop: one iteration a repetition.
+  forget_outcomes();
+  record_outcome("x", 1, a);
+  record_outcome("x", 1, c);
+  EXPECT_EQ(recorded_outcome("x", 0)->reason, "trial of 1");
+  EXPECT_EQ(recorded_outcome("x", 1)->reason, "second repetition");
+}
+
+TEST(RowOutcome, TheJsonRowCarriesFamilyAxesStatusAndNotesFromTheRecordNotTheText) {
+  register_misleading_family();
+  forget_outcomes();
+  StoppingParams params;
+  params.timeout = 5;
+  StoppingRule rule(params);
+  rule.add(1e-5, 1e-5);
+  rule.add(1.2e-5, 1.2e-5);
+  RowOutcome measured;
+  // The family's own words look like a timeout's: the console must not take them for one.
+  measured.notes.emplace_back("case", "stopped: timeout 9s: words of the family's own");
+  measured.notes.push_back(stop_note(StopReason::noise_reached, rule));
+  Conditions c;
+  c.polls = 200, c.power_capped = 200;
+  for (Note& n : condition_notes(c, 700)) measured.notes.push_back(n);
+  record_outcome(kName, 1, measured);
+  RowOutcome not_run = failed_row(NotRunAtItsTurn("needs 12.0 GiB of device memory; 1.0 GiB free"));
+  record_outcome(kName, 1, not_run);
+
+  GbRun first = iteration_run(kName, 0, label_of(measured.notes));
+  GbRun second = iteration_run(kName, 1, "");
+  const std::string text = json_of({first, second});
+  // Google Benchmark's fields stay; each row gains its member, last.
+  EXPECT_NE(text.find("\"name\": \"row_test/3d/4096/7\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"cubench\": {\"family\": \"row_test/3d\", \"axis_values\": {\"layout\": "
+                      "\"4096\", \"n\": 7}, \"status\": \"measured\", \"reason\": \"\""),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("{\"kind\": \"stop\", \"rule\": \"noise_reached\", \"noise_pct\": "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("{\"kind\": \"power_capped\", \"pct\": 100, \"cap_W\": 700, \"text\": "
+                      "\"power-capped in 100% of polls (software cap 700 W)\"}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"status\": \"not_run\", \"reason\": \"needs 12.0 GiB of device memory; "
+                      "1.0 GiB free\""),
+            std::string::npos)
+      << text;
+  // Two row objects, each closed after its member.
+  std::size_t members = 0;
+  for (std::size_t at = text.find("\"cubench\": "); at != std::string::npos;
+       at = text.find("\"cubench\": ", at + 1))
+    ++members;
+  EXPECT_EQ(members, 2u) << text;
+
+  // The console: the family and its axes from the registry; notes from the typed notes only.
+  const TableRow row = table_row(first);
+  EXPECT_EQ(row.family, "row_test/3d");
+  EXPECT_EQ(row.axis_values, (std::vector<std::string>{"4096", "7"}));
+  EXPECT_EQ(row.notes, "power-capped 100%");
+  const TableRow skipped = table_row(second);
+  EXPECT_EQ(skipped.time, "-");
+  EXPECT_EQ(skipped.notes, "not run: needs 12.0 GiB of device memory; 1.0 GiB free");
+}
+
+TEST(RowOutcome, ASkipsErrorFieldsAreNamedAsASkip) {
+  forget_outcomes();
+  record_outcome("s", 1, failed_row(NotSupported("fp8 needs compute capability 8.9")));
+  record_outcome("e", 1, failed_row(ValidationError("max error 1 > 0.01", "y against x")));
+  // Google Benchmark 1.7's JSON for a run that failed, as it writes it.
+  const std::string chunk =
+      "    {\n      \"name\": \"s\",\n      \"error_occurred\": true,\n      \"error_message\": "
+      "\"s: not supported\",\n      \"iterations\": 0\n    },\n    {\n      \"name\": \"e\",\n"
+      "      \"error_occurred\": true,\n      \"error_message\": \"e: wrong\",\n"
+      "      \"iterations\": 0\n    }";
+  const std::string out =
+      with_row_fields(chunk, {iteration_run("s", 0, ""), iteration_run("e", 0, "")});
+  const std::size_t second_row = out.find("\"name\": \"e\"");
+  ASSERT_NE(second_row, std::string::npos) << out;
+  const std::string s_row = out.substr(0, second_row), e_row = out.substr(second_row);
+  EXPECT_NE(s_row.find("\"skipped\": true,"), std::string::npos) << out;
+  EXPECT_NE(s_row.find("\"skip_message\": \"s: not supported\""), std::string::npos) << out;
+  EXPECT_EQ(s_row.find("error_occurred"), std::string::npos) << out;
+  EXPECT_NE(e_row.find("\"error_occurred\": true"), std::string::npos) << out;
+  EXPECT_NE(e_row.find("\"status\": \"wrong_result\""), std::string::npos) << out;
+  EXPECT_NE(e_row.find("{\"kind\": \"failed_check\", \"check\": \"y against x\", "
+                       "\"known_inaccuracy\": false"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\"iterations\": 0,\n      \"cubench\": "), std::string::npos) << out;
+  EXPECT_EQ(out.substr(out.size() - 5), "    }") << out;  // the tail stays unterminated
+}
+
+TEST(RowOutcome, FailuresTakeTheirStatusFromTheExceptionsType) {
+  EXPECT_EQ(failed_row(OutOfMemory("cudaMalloc: out of memory", 1 << 20)).status,
+            RowStatus::out_of_memory);
+  EXPECT_EQ(failed_row(Error("cuBLAS said no")).status, RowStatus::error);
+  const RowOutcome known = failed_row(KnownInaccuracy("off by 2%", "singular values"));
+  EXPECT_EQ(known.status, RowStatus::wrong_result);
+  EXPECT_EQ(failure_message("svd/fp32/4096", known),
+            "svd/fp32/4096: inaccurate here, reported, not timed: off by 2%");
+  EXPECT_EQ(failure_message("x", failed_row(NotRunAtItsTurn("needs 1 GiB"))),
+            "x: not run: needs 1 GiB");
+  EXPECT_TRUE(is_skip(failed_row(NotSupported("sm_90 only")).status));
+  EXPECT_FALSE(is_skip(failed_row(OutOfMemory("oom", 1)).status));
+}
+
+TEST(ConsoleTable, NotesSayWhySamplingStoppedAndTheConditions) {
+  StoppingParams params;
+  params.timeout = 5;
+  StoppingRule settled(params);
+  for (double t : {1.0, 1.1, 0.9}) settled.add(t, t);
+  std::vector<Note> notes = {Note("case", "cuSOLVER gesvd"),
+                             stop_note(StopReason::noise_converged, settled)};
+  Conditions capped;
+  capped.polls = 100, capped.power_capped = 100;
+  for (Note& n : condition_notes(capped, 700)) notes.push_back(n);
+  EXPECT_EQ(console_notes(notes), "settled at 10.00%; power-capped 100%");
+  StoppingRule reached(params);
+  EXPECT_EQ(console_notes(
+                {Note("case", "cuBLASLt algo 21"), stop_note(StopReason::noise_reached, reached)}),
+            "");
+  Conditions hot;
+  hot.polls = 100, hot.slowdown = 12, hot.other_processes = 1;
+  std::vector<Note> timed_out = {stop_note(StopReason::timeout, settled)};
+  for (Note& n : condition_notes(hot, 0)) timed_out.push_back(n);
+  EXPECT_EQ(console_notes(timed_out), "timeout 5s; THROTTLED; BUSY GPU");
+  Conditions rare;
+  rare.polls = 1000, rare.power_capped = 3;
+  EXPECT_EQ(console_notes(condition_notes(rare, 0)), "power-capped <1%");
+}
+
+}  // namespace
+}  // namespace cubench
