@@ -19,6 +19,7 @@ constexpr std::size_t kWorkspaceBytes = 32u << 20;  // cuBLAS's recommendation f
 
 // The name of the one check (check_every_element), which every planted fault must meet.
 constexpr const char* kElementCheck = "C against an fp64 product";
+constexpr const char* kFp32MathCheck = "fp32 math: C's relative L2 error against an fp64 product";
 
 LtTypes lt_types(DType t) {
   switch (t) {
@@ -159,6 +160,10 @@ void Gemm::check_every_element(Env& env) {
                               scale.as<double>(), c_elems, bound.rel, bound.scale, kElementCheck);
   max_error_ratio_ = checked.max_ratio;
   rel_error_ = checked.sum_sq_ref > 0 ? std::sqrt(checked.sum_sq_error / checked.sum_sq_ref) : 0;
+  // fp32 asked for, fp32 computed: TF32 math would pass the element bound (validate.h).
+  if (t_ == DType::fp32)
+    require_at_most(describe() + ": relative L2 error", rel_error_, fp32_math_control(s_.k),
+                    kFp32MathCheck);
 }
 
 Work Gemm::work() const {

@@ -44,6 +44,49 @@ std::vector<unsigned char> download(const DeviceBuffer& b, cudaStream_t s) {
   return host;
 }
 
+// The fp32 math control (validate.h) on the GPU: cuBLAS's fp32 SGEMM passes it, the same SGEMM
+// with TF32 tensor-core math on fails it, at k = 4096, where the element bound passes both.
+TEST(Fp32MathControl, CublasTf32MathFailsItFp32MathPassesIt) {
+  CUBENCH_REQUIRE_GPU();
+  Env env(0);
+  const int m = 64, n = 64, k = 4096;
+  DeviceBuffer a = env.alloc(std::size_t(k) * m * 4), b = env.alloc(std::size_t(k) * n * 4);
+  DeviceBuffer c = env.alloc(std::size_t(m) * n * 4);
+  fill_uniform(DType::fp32, a.get(), std::size_t(k) * m, 11, -1.f, 1.f, env.stream());
+  fill_uniform(DType::fp32, b.get(), std::size_t(k) * n, 12, -1.f, 1.f, env.stream());
+  CUBENCH_CUDA_LAUNCHED();
+  const auto ha = download(a, env.stream()), hb = download(b, env.stream());
+  std::vector<double> ref(std::size_t(m) * n, 0.0);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      for (int p = 0; p < k; ++p)
+        ref[std::size_t(j) * m + i] +=
+            host_element(DType::fp32, ha.data(), std::size_t(i) * k + p) *
+            host_element(DType::fp32, hb.data(), std::size_t(j) * k + p);
+  cublasHandle_t blas = nullptr;
+  CUBENCH_CUBLAS(cublasCreate(&blas));
+  auto relative_l2 = [&](cublasMath_t math) {
+    CUBENCH_CUBLAS(cublasSetStream(blas, env.stream()));
+    CUBENCH_CUBLAS(cublasSetMathMode(blas, math));
+    const float one = 1, zero = 0;
+    CUBENCH_CUBLAS(cublasSgemm(blas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &one, a.as<float>(), k,
+                               b.as<float>(), k, &zero, c.as<float>(), m));
+    const auto hc = download(c, env.stream());
+    double error2 = 0, ref2 = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+      const double e = host_element(DType::fp32, hc.data(), i) - ref[i];
+      error2 += e * e;
+      ref2 += ref[i] * ref[i];
+    }
+    return std::sqrt(error2 / ref2);
+  };
+  const double fp32 = relative_l2(CUBLAS_PEDANTIC_MATH);
+  const double tf32 = relative_l2(CUBLAS_TF32_TENSOR_OP_MATH);
+  cublasDestroy(blas);
+  EXPECT_LT(fp32, fp32_math_control(k)) << "fp32 " << fp32 << ", tf32 " << tf32;
+  EXPECT_GT(tf32, fp32_math_control(k)) << "fp32 " << fp32 << ", tf32 " << tf32;
+}
+
 TEST(Kernels, FillIsRandomInRangeAndFreshPerSeed) {
   CUBENCH_REQUIRE_GPU();
   Env env(0);

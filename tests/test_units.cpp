@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -169,6 +171,41 @@ TEST(ConsoleTable, TimesInTheUnitThatFits) {
   EXPECT_EQ(format_seconds(12.5e-9), "12.50 ns");
   EXPECT_EQ(format_seconds(1.5), "1.500 s");
   EXPECT_EQ(format_seconds(0), "-");
+}
+
+// The fp32 math control (validate.h) on the host: fp32 sums of any length pass it, the same sums
+// of inputs rounded to TF32's 10 bits fail it, at the sizes gemm and torch/gemm time and beyond.
+float to_tf32(float x) {  // round to nearest, 13 low mantissa bits dropped, as TF32 math does
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  bits = (bits + 0x1000u) & ~0x1fffu;
+  std::memcpy(&x, &bits, 4);
+  return x;
+}
+
+double relative_l2_of_sums(int k, bool tf32) {
+  std::mt19937 gen(k);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  double error2 = 0, ref2 = 0;
+  for (int element = 0; element < 64; ++element) {
+    float c = 0;
+    double ref = 0;
+    for (int i = 0; i < k; ++i) {
+      const float a = u(gen), b = u(gen);
+      c += tf32 ? to_tf32(a) * to_tf32(b) : a * b;  // one by one: fp32's worst order
+      ref += static_cast<double>(a) * b;
+    }
+    error2 += (c - ref) * (c - ref);
+    ref2 += ref * ref;
+  }
+  return std::sqrt(error2 / ref2);
+}
+
+TEST(Fp32MathControl, Fp32SumsPassItTf32MathFailsIt) {
+  for (int k : {256, 4096, 16384, 65536}) {
+    EXPECT_LT(relative_l2_of_sums(k, false), fp32_math_control(k) / 3) << k;
+    EXPECT_GT(relative_l2_of_sums(k, true), fp32_math_control(k) * 3) << k;
+  }
 }
 
 // --version: the revision first, then each field a user asks about, in a fixed order, those the
