@@ -2,7 +2,7 @@
 #   gemm/fp16/16384^3 needs about 9.6 GiB, more than the 2.5 GiB limit: not run, said once on
 #     stderr and in the context's not_run, never timed;
 #   gemm/fp16/8192^3 needs 2.4 GiB: under the limit, but the CUDA context already takes some of it,
-#     so at its turn it does not fit: its row says "not run: needs ... free of 2.5 GiB";
+#     so at its turn it does not fit: its row is a skip, "not run: needs ... free of 2.5 GiB";
 #   launch/empty needs nothing: measured.
 # The run exits 0, with no out-of-memory row.
 set(filter "^(launch/empty|gemm/fp16/(8192/8192/8192|16384/16384/16384))/")
@@ -31,13 +31,20 @@ set(seen "")
 math(EXPR last "${count} - 1")
 foreach(i RANGE ${last})
   string(JSON name GET "${json}" benchmarks ${i} name)
+  # A row that did not run says why in error_message, or, a skip (not run at its turn), in
+  # skip_message; its cubench object says which (docs/result-file.md).
   string(JSON message ERROR_VARIABLE none GET "${json}" benchmarks ${i} error_message)
-  if(name MATCHES "^launch/empty" AND message)
-    message(FATAL_ERROR "${name} was not measured: ${message}")
+  string(JSON skip ERROR_VARIABLE none GET "${json}" benchmarks ${i} skip_message)
+  string(JSON status ERROR_VARIABLE none GET "${json}" benchmarks ${i} cubench status)
+  string(JSON reason ERROR_VARIABLE none GET "${json}" benchmarks ${i} cubench reason)
+  if(name MATCHES "^launch/empty" AND (message OR skip OR NOT status STREQUAL "measured"))
+    message(FATAL_ERROR "${name} was not measured (${status}): ${message}${skip}")
   endif()
   if(name MATCHES "^gemm/fp16/8192")
-    if(NOT message MATCHES "not run: needs 2\\.[0-9] GiB of device memory; [0-9.]+ [GM]iB free of 2\\.5 GiB \\(--cubench_memory_limit\\)")
-      message(FATAL_ERROR "${name}: expected a not-run row at its turn, got '${message}'")
+    if(NOT skip MATCHES "not run: needs 2\\.[0-9] GiB of device memory; [0-9.]+ [GM]iB free of 2\\.5 GiB \\(--cubench_memory_limit\\)"
+       OR NOT status STREQUAL "not_run" OR NOT reason MATCHES "^needs 2\\.[0-9] GiB" OR message)
+      message(FATAL_ERROR "${name}: expected a skip, not run at its turn, got status '${status}', "
+                          "skip_message '${skip}', error_message '${message}'")
     endif()
   endif()
   if(message MATCHES "out of memory")

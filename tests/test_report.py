@@ -522,7 +522,10 @@ LABEL_CLEARANCE = 4
 def assert_laid_out(test, fig, axes):
     """Nothing of the chart clipped or covered: the title inside the figure, the legend under it
     and over no panel, each panel's labels (a reference line's, a point's name) inside it."""
-    renderer = fig.canvas.get_renderer()
+    # A figure made without pyplot has a bare canvas under newer matplotlib (the GPU machine's):
+    # Agg's lays it out as the saved chart is.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    renderer = (fig.canvas if hasattr(fig.canvas, "get_renderer") else FigureCanvasAgg(fig)).get_renderer()
     figure_box = fig.bbox
     [title] = fig.texts
     title_box = title.get_window_extent(renderer)

@@ -75,6 +75,10 @@ fi
 # library); else the toolkit's or the system's.
 cudnn_args=()
 [ -d .carry/cudnn-fe/include ] && export CUBENCH_CUDNN_FRONTEND_ROOT=$PWD/.carry/cudnn-fe
+# Google Benchmark's compare.py (tools/compare's U test; the README tour runs it): the GPU
+# machine's Google Benchmark has none installed, so Debian's travels in .carry/gbench
+# (cp -r /usr/share/benchmark/{compare.py,gbench} .carry/gbench).
+[ -f .carry/gbench/compare.py ] && export GBENCH_COMPARE=$PWD/.carry/gbench/compare.py
 if cudnn_dir=$(python3 -c 'import nvidia.cudnn;print(list(nvidia.cudnn.__path__)[0])' 2>/dev/null) &&
    [ -f "$cudnn_dir/include/cudnn_version.h" ]; then
   cudnn_args=("-DCUDNN_ROOT=$cudnn_dir")
