@@ -1,5 +1,6 @@
 #pragma once
-// Each family's check, one test per family, at the smallest size of each of its variants: set-up,
+// Each family's check, one test per family, at the smallest size of each of its variants (with
+// CUBENCH_TEST_SIZE=largest, the largest a default run times; smallest_cases.h): set-up,
 // a run and its validation must pass on the inputs a default run draws (the same seed), every
 // counter it reports must be declared, and then, with a fault planted in that same result
 // (BenchmarkCase::plant_fault: one element 10% off, every singular value 5% larger...), the check
@@ -31,18 +32,28 @@
 
 namespace cubench {
 
-// The smallest case of each variant, grouped by family ("gemm" -> gemm/fp32/.., gemm/bf16/..).
-inline std::map<std::string, std::vector<const Spec*>> smallest_by_family(bool on_gpu) {
+// The case of each variant to test (smallest_cases.h: smallest, or with CUBENCH_TEST_SIZE=largest
+// the largest of the default suite; those the GPU admits), grouped by family ("gemm" ->
+// gemm/fp32/.., gemm/bf16/..), and the variants the GPU admits none of, with the reason.
+inline std::map<std::string, std::vector<const Spec*>> test_cases_by_family(
+    bool on_gpu, std::map<std::string, std::string>* left_out = nullptr) {
   std::map<std::string, std::vector<const Spec*>> out;
-  for (const auto& [variant, spec] : smallest_of_each_variant(on_gpu))
+  for (const auto& [variant, spec] : test_case_of_each_variant(on_gpu, left_out))
     out[spec->family].push_back(spec);
   return out;
 }
 
+// Every family with cases there (the tests' instantiation: before main, so no GPU is asked).
 inline std::vector<std::string> families_with_cases(bool on_gpu) {
-  std::vector<std::string> names;
-  for (const auto& [family, specs] : smallest_by_family(on_gpu)) names.push_back(family);
-  return names;
+  std::set<std::string> names;
+  for (const auto& [variant, spec] : smallest_of_each_variant(on_gpu)) names.insert(spec->family);
+  return {names.begin(), names.end()};
+}
+
+// Whether CUBENCH_GPU_TESTS=required (the GPU machine's runs).
+inline bool gpu_tests_required() {
+  std::string wrong;
+  return test::gpu_tests_mode(wrong) == "required";
 }
 
 // A family as a test name: Google Test allows letters, digits and '_' ("torch/attention" ->
@@ -65,15 +76,24 @@ inline void bound_set_up_searches() {
   set_options(o);
 }
 
-// Runs one family's check at each variant's smallest size; failures are Google Test failures.
-// Returns how many variants were checked both ways (accepted, then their planted fault caught).
-inline int check_family_at_its_smallest_sizes(const std::string& family, bool on_gpu) {
+// Runs one family's check at each variant's test size (smallest, or largest: smallest_cases.h);
+// failures are Google Test failures. Returns how many variants were checked both ways (accepted,
+// then their planted fault caught).
+inline int check_family_at_its_test_sizes(const std::string& family, bool on_gpu) {
   bound_set_up_searches();
-  const auto by_family = smallest_by_family(on_gpu);
+  std::map<std::string, std::string> left_out;
+  const auto by_family = test_cases_by_family(on_gpu, &left_out);
+  bool any_left_out = false;
+  for (const auto& [variant, why] : left_out)
+    if (variant == family || variant.rfind(family + "/", 0) == 0) {
+      std::cout << "[ LEFT OUT ] " << variant << ": " << why << "\n";
+      any_left_out = true;
+    }
   const auto found = by_family.find(family);
   if (found == by_family.end()) {
-    ADD_FAILURE() << family << " has no " << (on_gpu ? "GPU" : "host") << " case in this build";
-    return 0;
+    if (!any_left_out)
+      ADD_FAILURE() << family << " has no " << (on_gpu ? "GPU" : "host") << " case in this build";
+    return 0;  // every variant left out, each with its reason (above): the caller's skip
   }
   int checked = 0;
   for (const Spec* spec : found->second) {
@@ -90,14 +110,17 @@ inline int check_family_at_its_smallest_sizes(const std::string& family, bool on
       run_once(*work, *env);
       planted = plant_fault_and_check(*work, *env, spec->name);
     } catch (const NotSupported& e) {
-      // The library has nothing for this configuration on this GPU: a reported row. Not on the
-      // Hopper GPUs cubench is measured on, where every family's every variant runs: there it
-      // would be a graph or a layout gone wrong, hiding as a skip.
+      // The library has nothing for this configuration on this GPU: a reported row. But the
+      // configuration was chosen because it declares nothing this GPU lacks (Family::needs), so
+      // where GPU tests are required, and on the Hopper GPUs cubench is measured on, it is a
+      // failure: a graph or a layout gone wrong hiding as a skip, or a need left undeclared.
       std::cout << "[ NOT SUPPORTED ] " << e.what() << "\n";
       if (!on_gpu)
         ADD_FAILURE() << "a host case not supported: " << e.what();
-      else if (env->info().cc_major >= 9)
-        ADD_FAILURE() << "not supported on compute capability 9+: " << e.what();
+      else if (gpu_tests_required() || env->info().cc_major >= 9)
+        ADD_FAILURE() << "not supported, though it declares no need this GPU lacks "
+                         "(Family::needs): "
+                      << e.what();
       continue;
     } catch (const std::exception& e) {
       // fp8 on a GPU older than Ada is a stated limitation, not a failure.
@@ -131,7 +154,7 @@ inline int check_family_at_its_smallest_sizes(const std::string& family, bool on
 // GPU (fp8 before Ada) the test skips, saying so; under CUBENCH_GPU_TESTS=required that skip is a
 // failure too, as a missing GPU's is: a required run where a family was never checked is not green.
 inline void expect_family_checked(const std::string& family, bool on_gpu) {
-  const int checked = check_family_at_its_smallest_sizes(family, on_gpu);
+  const int checked = check_family_at_its_test_sizes(family, on_gpu);
   if (checked > 0 || family_has_no_result(family) || testing::Test::HasFailure()) return;
   CUBENCH_GPU_SKIP("no variant of " + family + " could be checked on this GPU (see above)");
 }

@@ -1,16 +1,23 @@
 #pragma once
 // The configuration of each variant (a family with its string axes' values: "gemm/bf16",
-// "sigmoid/copy/fp16/cold") with the smallest size: what the every-family tests run, so a new
-// family is tested without an edit here.
+// "sigmoid/copy/fp16/cold") that the every-family tests run, so a new family is tested without an
+// edit here: by default its smallest; with CUBENCH_TEST_SIZE=largest its largest of the default
+// suite, the size a default run times (the GPU proof runs the checks so too: a fault must be
+// caught where a wrong number would be timed, not only where the check is cheap). On a GPU, only
+// configurations it admits (run/gpu_fit.h: the capability and memory each declares), so a 24 GB
+// GPU is never asked for what it cannot hold: what it cannot run is left out with its reason.
 // CUBENCH_TEST_VARIANTS (a regex, searched in each variant's name) narrows them while one family
 // is being worked on, e.g. on the GPU machine, where a whole run of these tests takes minutes;
 // ctest never sets it.
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <regex>
 #include <string>
 
 #include "fixtures/detail/case/registry.h"
+#include "fixtures/detail/run/gpu_fit.h"
+#include "fixtures/device/device.h"
 
 namespace cubench {
 
@@ -19,13 +26,62 @@ inline bool variants_narrowed() {
   return only && *only;
 }
 
-inline std::map<std::string, const Spec*> smallest_of_each_variant(bool on_gpu) {
-  std::map<std::string, const Spec*> smallest;
+// CUBENCH_TEST_SIZE: "largest" (of the default suite), else the smallest.
+inline bool testing_largest_sizes() {
+  const char* size = std::getenv("CUBENCH_TEST_SIZE");
+  return size && std::string(size) == "largest";
+}
+
+// The GPU the tests run on (device 0), where there is one.
+inline std::optional<GpuProfile> test_gpu_profile() {
+  static const std::optional<GpuProfile> profile = []() -> std::optional<GpuProfile> {
+    if (probe_gpus().count == 0) return std::nullopt;
+    try {
+      return profile_of(query_device(0));
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }();
+  return profile;
+}
+
+// Why the test GPU cannot run `s` ("" where it can, or where there is no GPU to judge against).
+inline std::string left_out_on_test_gpu(const Spec& s) {
+  const std::optional<GpuProfile> gpu = test_gpu_profile();
+  return s.needs_gpu() && gpu ? cannot_run(s.gpu_needs, *gpu, 0) : "";
+}
+
+// Per variant, the configuration to test (smallest or largest, above), of those the test GPU
+// admits; `left_out` gets the variants it admits none of, with the reason.
+inline std::map<std::string, const Spec*> test_case_of_each_variant(
+    bool on_gpu, std::map<std::string, std::string>* left_out = nullptr) {
+  std::map<std::string, const Spec*> chosen;
+  std::map<std::string, std::string> reasons;
   const char* only = std::getenv("CUBENCH_TEST_VARIANTS");
   const std::regex wanted(only && *only ? only : "");
+  const bool largest = testing_largest_sizes();
   for (const Spec& s : registered_cases()) {
     if (s.needs_gpu() != on_gpu) continue;
     if (only && *only && !std::regex_search(s.variant(), wanted)) continue;
+    if (largest && s.in_default_suite && !s.in_default_suite()) continue;
+    if (const std::string why = left_out_on_test_gpu(s); !why.empty()) {
+      reasons.emplace(s.variant(), why);
+      continue;
+    }
+    auto& slot = chosen[s.variant()];
+    if (!slot || (largest ? s.size > slot->size : s.size < slot->size)) slot = &s;
+  }
+  if (left_out)
+    for (auto& [variant, why] : reasons)
+      if (!chosen.count(variant)) (*left_out)[variant] = why;
+  return chosen;
+}
+
+// The smallest of each variant, whatever the GPU admits (the registry's own tests).
+inline std::map<std::string, const Spec*> smallest_of_each_variant(bool on_gpu) {
+  std::map<std::string, const Spec*> smallest;
+  for (const Spec& s : registered_cases()) {
+    if (s.needs_gpu() != on_gpu) continue;
     auto& slot = smallest[s.variant()];
     if (!slot || s.size < slot->size) slot = &s;
   }

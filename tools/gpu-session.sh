@@ -14,6 +14,9 @@
 #   cubench NAME REPETITIONS MIN_TIME FILTER   --benchmark_filter, Google Benchmark's loop
 #   torch NAME REPETITIONS MIN_TIME FILTER     tools/torch_reference.py --filter
 #   ctest NAME                          the whole ctest again: NAME.log, its wall time said
+#   checks-largest NAME                 every family's check test (ctest -R ^Check/) with each
+#                                       variant at its largest default size
+#                                       (CUBENCH_TEST_SIZE=largest, tests/smallest_cases.h)
 #   needs NAME                          what every configuration of the full suite declares it
 #                                       needs (--cubench_list=needs): NAME.txt, tab-separated
 #   adaptive NAME FLAGS...              `cubench FLAGS` as the default run samples (the stopping
@@ -155,12 +158,13 @@ default_run() {  # name binary [filter]
 }
 
 # The whole ctest once more (a plan line: its steadiness across runs is part of a proof).
-ctest_again() {  # name
+ctest_again() {  # name [ctest arguments...]
   local name=$1 budget run_start code
+  shift
   budget=$(left)
   if [ "$budget" -le 10 ]; then echo "$name: not run, deadline reached"; return; fi
   run_start=$(date +%s)
-  timeout "$budget" ctest --preset cuda-13.0 ${CTEST_ARGS:-} >"$OUT/$name.log" 2>&1
+  timeout "$budget" ctest --preset cuda-13.0 ${CTEST_ARGS:-} "$@" >"$OUT/$name.log" 2>&1
   code=$?
   echo "$name: exit $code, wall $(($(date +%s) - run_start)) s (at $(now) s)"
   grep -E "tests passed|tests failed|\*\*\*Failed|\*\*\*Timeout|Not Run" "$OUT/$name.log" | tail -15
@@ -204,6 +208,8 @@ run_line() {  # kind name reps min_time filter
     default-second) default_run "$name" build/second/cubench "$reps"; return ;;
     processes) processes "$name" "$reps" "$min_time${filter:+ $filter}"; return ;;
     ctest) ctest_again "$name"; return ;;
+    checks-largest)  # every family's check and planted fault at its largest default size
+      CUBENCH_TEST_SIZE=largest ctest_again "$name" -R '^Check/'; return ;;
     needs)
       build/cuda-13.0/cubench --cubench_list=needs --cubench_suite=full >"$OUT/$name.txt" 2>&1
       echo "$name: exit $?, $(($(wc -l <"$OUT/$name.txt") - 1)) configurations"
