@@ -43,26 +43,16 @@ namespace cubench {
 namespace {
 
 using torch_compat::SdpaBackend;
+constexpr EnumName<SdpaBackend> kBackends[] = {{SdpaBackend::flash, "flash"},
+                                               {SdpaBackend::efficient, "efficient"},
+                                               {SdpaBackend::cudnn, "cudnn"},
+                                               {SdpaBackend::math, "math"}};
 
-const char* backend_name(SdpaBackend b) {
-  switch (b) {
-    case SdpaBackend::flash:
-      return "flash";
-    case SdpaBackend::efficient:
-      return "efficient";
-    case SdpaBackend::cudnn:
-      return "cudnn";
-    default:
-      return "math";
-  }
-}
-
-SdpaBackend backend_named(const std::string& name) {
-  for (SdpaBackend b :
-       {SdpaBackend::flash, SdpaBackend::efficient, SdpaBackend::cudnn, SdpaBackend::math})
-    if (name == backend_name(b)) return b;
-  throw Error("no attention backend named " + name);
-}
+// fwd, or fwd and the backward; the causal mask, or none.
+enum class Pass { fwd, fwd_bwd };
+constexpr EnumName<Pass> kPasses[] = {{Pass::fwd, "fwd"}, {Pass::fwd_bwd, "fwd_bwd"}};
+enum class Mask { causal, full };
+constexpr EnumName<Mask> kMasks[] = {{Mask::causal, "causal"}, {Mask::full, "full"}};
 
 // (b, s, h, d): sequences, their length, heads, head_dim.
 struct Shape {
@@ -104,11 +94,11 @@ class Attention {
         r.dq = g[0], r.dk = g[1], r.dv = g[2];
       }
       return r;
-    } catch (const c10::OutOfMemoryError& e) {
-      throw OutOfMemory(std::string("PyTorch's allocator: ") + e.what_without_backtrace(), 0);
+    } catch (const c10::OutOfMemoryError&) {
+      throw;  // TorchCase's to report
     } catch (const c10::Error& e) {
       if (e.msg().find("No available kernel") != std::string::npos)
-        throw NotSupported(std::string("LibTorch's ") + backend_name(backend_) +
+        throw NotSupported(std::string("LibTorch's ") + name_of(backend_, kBackends) +
                            " attention refuses this configuration: " + only.warnings());
       throw Error(std::string("LibTorch: ") + e.what_without_backtrace());
     }
@@ -174,30 +164,33 @@ class Attention {
   DType t_;
 };
 
-// One class for the CPU and the GPU (TorchPlace says where).
-class AttentionCase final : public BenchmarkCase {
+class AttentionCase final : public TorchCase {
  public:
+  // The math backend and the float64 reference in IEEE precision, whatever an earlier family
+  // (torch/gemm/tf32) left switched on.
   AttentionCase(Attention attention, Shape shape, bool causal)
-      : attention_(attention), shape_(shape), causal_(causal) {}
+      : TorchCase(TorchMath{false}), attention_(attention), shape_(shape), causal_(causal) {}
 
-  void setup(Env& env) override {
-    // The math backend and the float64 reference in IEEE precision, whatever an earlier family
-    // (torch/gemm/tf32) left switched on.
-    auto guard = place_.set_up(env, TorchMath{false});
-    inputs_ = attention_.inputs(shape_, place_.device());
+  std::string fault_check() const override { return small_check(attention_.train() ? "dK" : "O"); }
+
+  Work work() const override {
+    double flops = 4.0 * shape_.b * shape_.h * double(shape_.s) * shape_.s * shape_.d;
+    if (causal_) flops /= 2;
+    if (attention_.train()) flops *= 3.5;
+    return {flops, attention_.dtype(), 0};
   }
 
-  void run(Env&) override {
-    auto guard = place_.use();
+ private:
+  void set_up(Env&) override { inputs_ = attention_.inputs(shape_, device()); }
+
+  void timed_run(Env&) override {
     result_ = {};  // freed first, as Python drops the last call's result
     result_ = attention_(inputs_);
   }
 
-  void validate(Env&) override {
-    auto guard = place_.use();
-    const bool fault = std::exchange(fault_armed_, false);
+  void check(Env&) override {
     const std::string what =
-        std::string("torch attention (") + backend_name(attention_.backend()) + ")";
+        std::string("torch attention (") + name_of(attention_.backend(), kBackends) + ")";
     // The real size: finite, and O's rows against float64. The last run's result, or a new one
     // where an earlier check dropped it (a second check with no run between: the tests').
     if (!result_.out.defined()) result_ = attention_(inputs_);
@@ -211,11 +204,11 @@ class AttentionCase final : public BenchmarkCase {
 
     // The small problem, whole, O and the gradients.
     const Shape small{2, 384, 4, shape_.d};
-    auto in = attention_.inputs(small, place_.device());
+    auto in = attention_.inputs(small, device());
     Result got = attention_(in);
     const Result want = attention_.reference(in);
-    if (fault && attention_.train()) got.dk[0].select(1, 0).neg_();  // (s, d) of head 0
-    if (fault && !attention_.train()) {
+    if (fault_armed() && attention_.train()) got.dk[0].select(1, 0).neg_();  // (s, d) of head 0
+    if (fault_armed() && !attention_.train()) {
       got.out = got.out.detach().clone();
       got.out[0][0].neg_();
     }
@@ -235,38 +228,24 @@ class AttentionCase final : public BenchmarkCase {
                         attention_.grad_tolerance(), small_check(names[i]));
       }
     }
-    // The peaks counted are the timed runs', not the check's.
-    result_ = {};
-    place_.restart_memory_peaks(LibraryWorkspaces::release);
+    result_ = {};  // the timed runs' peaks start without it
   }
 
-  std::string plant_fault(Env&) override {
-    fault_armed_ = true;
+  std::string arm_fault(Env&) override {
     return attention_.train() ? "dK of the small problem's sequence 0, head 0, negated"
                               : "O of the small problem's sequence 0, head 0, negated";
   }
-  std::string fault_check() const override { return small_check(attention_.train() ? "dK" : "O"); }
 
-  Work work() const override {
-    double flops = 4.0 * shape_.b * shape_.h * double(shape_.s) * shape_.s * shape_.d;
-    if (causal_) flops /= 2;
-    if (attention_.train()) flops *= 3.5;
-    return {flops, attention_.dtype(), 0};
-  }
-
-  std::map<std::string, double> counters(double) const override {
-    std::map<std::string, double> c = place_.memory_counters();
-    c["out_rel_error"] = out_error_;
+  std::map<std::string, double> own_counters(double) const override {
+    std::map<std::string, double> c = {{"out_rel_error", out_error_}};
     if (attention_.train()) c["grad_rel_error"] = grad_error_;
     return c;
   }
 
-  std::string label() const override {
-    return "LibTorch " + torch_compat::version() + place_.where() + ", " +
-           backend_name(attention_.backend()) + " attention only";
+  std::string label_detail() const override {
+    return std::string(name_of(attention_.backend(), kBackends)) + " attention only";
   }
 
- private:
   // The name of the small problem's check of one output (ValidationError::check).
   static std::string small_check(const std::string& output) {
     return output + " of the small problem";
@@ -275,10 +254,8 @@ class AttentionCase final : public BenchmarkCase {
   Attention attention_;
   Shape shape_;
   bool causal_;
-  TorchPlace place_;
   std::vector<torch::Tensor> inputs_;
   Result result_;
-  bool fault_armed_ = false;
   double out_error_ = 0, grad_error_ = 0;
 };
 
@@ -287,16 +264,16 @@ struct Scale {
 };
 
 // <prefix>attention/<backend>/<pass>/<dtype>/<mask>/<head_dim>/<seq>.
-void add_attention_family(const std::string& prefix, std::vector<std::string> backends,
+void add_attention_family(const std::string& prefix, std::vector<SdpaBackend> backends,
                           std::vector<DType> dtypes, std::vector<std::int64_t> head_dims,
                           std::vector<std::int64_t> seqs, Scale scale, Timer timer) {
   Family(prefix + "attention",
          "scaled_dot_product_attention with one backend allowed, Q K V (b, s, h, d) as (b, h, s, "
          "d) views; fwd, or fwd and the backward of sum(O * dO)")
-      .axis(string_axis("backend", backends))
-      .axis(string_axis("pass", {"fwd", "fwd_bwd"}))
+      .axis(enum_axis("backend", kBackends, backends))
+      .axis(enum_axis("pass", kPasses))
       .axis(dtype_axis(dtypes))
-      .axis(string_axis("mask", {"causal", "full"}))
+      .axis(enum_axis("mask", kMasks))
       .axis(int_axis("head_dim", head_dims))
       .axis(pow2_axis("seq", seqs))
       .counter({"out_rel_error", "", Better::lower,
@@ -310,11 +287,11 @@ void add_attention_family(const std::string& prefix, std::vector<std::string> ba
       // passes (8 rows); the rest with --cubench_suite=full.
       .default_suite([timer](const Point& p) {
         if (timer == Timer::host_clock) return true;
-        const std::string& b = p.get_string("backend");
+        const SdpaBackend b = p.get_enum<SdpaBackend>("backend");
         const std::int64_t s = p.get_int("seq");
-        return (b == "flash" || b == "cudnn") && p.get_dtype() == DType::bf16 &&
-               p.get_int("head_dim") == 128 && p.get_string("mask") == "causal" &&
-               (s == 1024 || s == 16384);
+        return (b == SdpaBackend::flash || b == SdpaBackend::cudnn) &&
+               p.get_dtype() == DType::bf16 && p.get_int("head_dim") == 128 &&
+               p.get_enum<Mask>("mask") == Mask::causal && (s == 1024 || s == 16384);
       })
       .timer(timer)
       .sampling(Sampling::runs_per_sample(0))
@@ -326,17 +303,17 @@ void add_attention_family(const std::string& prefix, std::vector<std::string> ba
       .needs([scale](const Point& p) {
         const std::uint64_t t =
             std::uint64_t(scale.tokens) * std::uint64_t(scale.width) * dtype_bytes(p.get_dtype());
-        GpuNeeds needs =
-            tensor_core_needs(p.get_dtype(), (p.get_bool("pass", "fwd_bwd") ? 11 : 7) * t);
-        if (p.get_string("backend") == "flash")
+        GpuNeeds needs = tensor_core_needs(
+            p.get_dtype(), (p.get_enum<Pass>("pass") == Pass::fwd_bwd ? 11 : 7) * t);
+        if (p.get_enum<SdpaBackend>("backend") == SdpaBackend::flash)
           needs = needs + GpuNeeds{80, "PyTorch's flash attention kernels", 0};
         return needs;
       })
       .make([scale](const Point& p) {
         const std::int64_t s = p.get_int("seq"), d = p.get_int("head_dim");
-        const bool causal = p.get_bool("mask", "causal");
-        Attention attention(backend_named(p.get_string("backend")), p.get_bool("pass", "fwd_bwd"),
-                            causal, p.get_dtype());
+        const bool causal = p.get_enum<Mask>("mask") == Mask::causal;
+        Attention attention(p.get_enum<SdpaBackend>("backend"),
+                            p.get_enum<Pass>("pass") == Pass::fwd_bwd, causal, p.get_dtype());
         return std::make_unique<AttentionCase>(
             attention, Shape{scale.tokens / s, s, scale.width / d, d}, causal);
       })
@@ -345,13 +322,15 @@ void add_attention_family(const std::string& prefix, std::vector<std::string> ba
 
 void register_torch_attention() {
   // The CPU: the math backend (torch_compat's definition on LibTorch 1.13), for CI.
-  add_attention_family("cpu/torch/", {"math"}, {DType::bf16}, {64}, {128}, {512, 256},
+  add_attention_family("cpu/torch/", {SdpaBackend::math}, {DType::bf16}, {64}, {128}, {512, 256},
                        Timer::host_clock);
 #if CUBENCH_TORCH_CUDA
   if (torch_compat::kHasSdpaBackends)
-    add_attention_family("torch/", {"flash", "efficient", "cudnn", "math"},
-                         {DType::bf16, DType::fp16}, {64, 128},
-                         {512, 1024, 2048, 4096, 8192, 16384}, {16384, 2048}, Timer::cuda_events);
+    add_attention_family(
+        "torch/",
+        {SdpaBackend::flash, SdpaBackend::efficient, SdpaBackend::cudnn, SdpaBackend::math},
+        {DType::bf16, DType::fp16}, {64, 128}, {512, 1024, 2048, 4096, 8192, 16384}, {16384, 2048},
+        Timer::cuda_events);
 #endif
 }
 CUBENCH_REGISTER(register_torch_attention);

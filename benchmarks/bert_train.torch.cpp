@@ -11,7 +11,7 @@
 //              whose GradScaler reads the flag on the host), amp_bf16 (autocast); seq 128 or 512;
 //              batch 32 or 64.
 // cpu/bert_train/fp32/16/2: a tiny BERT (BertConfig::tiny) on the CPU, so CI runs the code.
-// Counters: samples_per_s, tokens_per_s, the allocator's peaks (TorchPlace::memory_counters) and
+// Counters: samples_per_s, tokens_per_s, the allocator's peaks (TorchCase) and
 // loss_error. Work: bert_train_step_flops (6 x matmul parameters x tokens plus attention's
 // matmuls, x3 for forward and backward).
 // Check, once per configuration (TrainStep::validate), with dropout off (the model in eval mode)
@@ -121,37 +121,38 @@ class TrainStep {
             .scatter(1, positions, torch::randint(model_config.vocab, {c.batch, labelled}, longs));
   }
 
-  // zero_grad, forward, loss, backward, optimizer step. Returns the loss (not read: no sync).
-  torch::Tensor step() {
+  // zero_grad, forward, loss, backward, optimizer step, with `fault` in it. Returns the loss (not
+  // read: no sync).
+  torch::Tensor step(Fault fault = Fault::none) {
     optimizer_.zero_grad();
     torch::Tensor loss;
     {
       const auto autocast = train_autocast(c_.precision, input_ids_.is_cuda());
       torch::Tensor logits = model_->forward(input_ids_, token_types_);
-      loss = fault_ == Fault::loss_over_every_position ? wrong_loss(logits)
-                                                       : masked_lm_loss(logits, labels_);
+      loss = fault == Fault::loss_over_every_position ? wrong_loss(logits)
+                                                      : masked_lm_loss(logits, labels_);
     }  // the logits die here, as HF's output object does in `loss = model(...).loss`
     if (c_.precision == Precision::amp_fp16) {
       scaler_.scale(loss).backward();
       scaler_.step(
-          [this](const torch::Tensor& found_inf) {
-            faulty_update([&] { optimizer_.step_unless(found_inf); });
+          [&](const torch::Tensor& found_inf) {
+            faulty_update(fault, [&] { optimizer_.step_unless(found_inf); });
           },
           model_->parameters());
     } else {
       loss.backward();
-      faulty_update([&] { optimizer_.step(); });
+      faulty_update(fault, [&] { optimizer_.step(); });
     }
     return loss;
   }
 
-  // The checks' own test: the next checked step carries one of four faults, in turn.
+  // The checks' own test: the steps from here to the end of the next check carry one of four
+  // faults, in turn (planted()).
   std::string arm_fault() {
     static constexpr Fault kInTurn[] = {Fault::loss_over_every_position, Fault::negated_gradient,
                                         Fault::halved_gradients, Fault::frozen_layer};
-    fault_ = kInTurn[faults_planted_++ % 4];
-    planted_ = fault_;
-    switch (fault_) {
+    planted_ = kInTurn[faults_planted_++ % 4];
+    switch (planted_) {
       case Fault::loss_over_every_position:
         return "the MLM loss averaged over every position instead of the labelled ones";
       case Fault::negated_gradient:
@@ -163,16 +164,18 @@ class TrainStep {
     }
   }
 
+  Fault planted() const { return planted_; }
   // The check that must reject the fault armed last.
   const char* fault_check() const {
     return planted_ == Fault::loss_over_every_position ? kLossCheck : kStepCheck;
   }
 
-  void validate() {
+  // The check described at the top of the file, of steps that carry `fault`.
+  void validate(Fault fault) {
     model_->eval();  // dropout off in the checked step and its reference
     try {
       for (int attempt = 0;; ++attempt) {
-        if (check_one_step()) break;
+        if (check_one_step(fault)) break;
         if (attempt == 24)
           throw ValidationError("the loss scaler skipped 25 steps in a row (scale " +
                                     std::to_string(scaler_.scale_value()) + ")",
@@ -180,11 +183,9 @@ class TrainStep {
       }
     } catch (...) {
       model_->train();
-      fault_ = Fault::none;
       throw;
     }
     model_->train();
-    fault_ = Fault::none;
   }
 
   // The check's figures, as counters: the worst of each over the tensors.
@@ -208,10 +209,10 @@ class TrainStep {
            double(labels_.numel());
   }
 
-  // The optimizer's step as run() takes it, with an armed fault applied around it.
+  // The optimizer's step as run() takes it, with `fault` applied around it.
   template <typename OptimizerStep>
-  void faulty_update(OptimizerStep&& optimizer_step) {
-    if (fault_ == Fault::none || fault_ == Fault::loss_over_every_position) {
+  void faulty_update(Fault fault, OptimizerStep&& optimizer_step) {
+    if (fault == Fault::none || fault == Fault::loss_over_every_position) {
       optimizer_step();  // the timed path: nothing else
       return;
     }
@@ -219,10 +220,10 @@ class TrainStep {
     std::vector<std::pair<torch::Tensor, torch::Tensor>> frozen;  // parameter, its value before
     for (auto& p : model_->named_parameters()) {
       if (!p.value().grad().defined()) continue;
-      if (fault_ == Fault::negated_gradient && p.key() == kFaultTensor)
+      if (fault == Fault::negated_gradient && p.key() == kFaultTensor)
         p.value().mutable_grad().neg_();
-      if (fault_ == Fault::halved_gradients) p.value().mutable_grad().mul_(0.5);
-      if (fault_ == Fault::frozen_layer && p.key().rfind(kFrozenLayer, 0) == 0)
+      if (fault == Fault::halved_gradients) p.value().mutable_grad().mul_(0.5);
+      if (fault == Fault::frozen_layer && p.key().rfind(kFrozenLayer, 0) == 0)
         frozen.emplace_back(p.value(), p.value().detach().clone());
     }
     optimizer_step();
@@ -260,13 +261,13 @@ class TrainStep {
   }
 
   // False when the loss scaler skipped the step (amp_fp16) and another is needed.
-  bool check_one_step() {
+  bool check_one_step(Fault fault) {
     const Reference ref = reference_step();
     const int skipped = scaler_.skipped_steps();
     std::vector<torch::Tensor> before;
     for (const auto& p : model_->parameters()) before.push_back(p.detach().clone());
-    const double loss = step().item<double>();
-    const std::string what = std::string(train_precision_name(c_.precision)) + " loss " +
+    const double loss = step(fault).item<double>();
+    const std::string what = std::string(name_of(c_.precision, kTrainPrecisions)) + " loss " +
                              std::to_string(loss) + " against an fp32 step's " +
                              std::to_string(ref.loss) + " (dropout off in both)";
     loss_error_ = std::fabs(loss - ref.loss) / std::fabs(ref.loss);
@@ -348,55 +349,41 @@ class TrainStep {
   ForeachAdamW optimizer_;
   DeviceLossScaler scaler_;  // amp_fp16's; its state is read on the host only by the check
   torch::Tensor input_ids_, token_types_, labels_;
-  Fault fault_ = Fault::none;
   Fault planted_ = Fault::none;  // the fault armed last
   int faults_planted_ = 0;
   double loss_error_ = 0, grad_norm_ratio_ = 1;
   CheckBounds worst_{1, 1, 1, 1};  // the checked step's worst figures (min_update_ratio: furthest)
 };
 
-class BertTrain final : public BenchmarkCase {
+class BertTrain final : public TorchCase {
  public:
-  BertTrain(Config c, BertConfig model) : c_(c), model_(model) {}
+  BertTrain(Config c, BertConfig model)
+      : TorchCase(TorchMath{c.precision != Precision::fp32}), c_(c), model_(model) {}
 
-  void setup(Env& env) override {
-    auto guard = place_.set_up(env, TorchMath{c_.precision != Precision::fp32});
-    step_ = std::make_unique<TrainStep>(c_, model_, place_.device());
-  }
-
-  std::string plant_fault(Env&) override { return step_->arm_fault(); }
   std::string fault_check() const override { return step_->fault_check(); }
-
-  void run(Env&) override {
-    auto guard = place_.use();
-    step_->step();
-  }
-
-  void validate(Env&) override {
-    auto guard = place_.use();
-    step_->validate();
-    place_.restart_memory_peaks(LibraryWorkspaces::release);  // the steps' peaks, not the check's
-  }
 
   Work work() const override { return {step_->step_flops(), std::nullopt, 0}; }
 
-  std::map<std::string, double> counters(double seconds) const override {
-    std::map<std::string, double> c = place_.memory_counters();
+ private:
+  void set_up(Env&) override { step_ = std::make_unique<TrainStep>(c_, model_, device()); }
+  void timed_run(Env&) override { step_->step(fault()); }
+  void check(Env&) override { step_->validate(fault()); }
+  std::string arm_fault(Env&) override { return step_->arm_fault(); }
+
+  // The fault run()'s steps and the check's carry.
+  Fault fault() const { return fault_armed() ? step_->planted() : Fault::none; }
+
+  std::map<std::string, double> own_counters(double seconds) const override {
+    std::map<std::string, double> c = step_->check_counters();
     c["samples_per_s"] = double(c_.batch) / seconds;
     c["tokens_per_s"] = double(c_.batch * c_.seq) / seconds;
-    for (const auto& [name, value] : step_->check_counters()) c[name] = value;
     return c;
   }
 
-  std::string label() const override {
-    return std::string("LibTorch ") + torch_compat::version() + place_.where() +
-           ", checked with dropout off";
-  }
+  std::string label_detail() const override { return "checked with dropout off"; }
 
- private:
   Config c_;
   BertConfig model_;
-  TorchPlace place_;
   std::unique_ptr<TrainStep> step_;
 };
 
@@ -410,11 +397,11 @@ std::uint64_t bert_step_bytes(TrainPrecision, std::int64_t seq, std::int64_t bat
   return static_cast<std::uint64_t>(double(batch) * per_sequence_mib * double(kMiB)) + kGiB;
 }
 
-void add_bert_family(const std::string& name, std::vector<std::string> precisions,
+void add_bert_family(const std::string& name, std::vector<Precision> precisions,
                      std::vector<std::int64_t> seq, std::vector<std::int64_t> batch,
                      BertConfig model, Timer timer) {
   Family(name, "one BERT masked-LM training step (forward, loss, backward, AdamW)")
-      .axis(string_axis("precision", precisions))
+      .axis(enum_axis("precision", kTrainPrecisions, precisions))
       .axis(int_axis("seq", seq))
       .axis(int_axis("batch", batch))
       .counter({"samples_per_s", "seq/s", Better::higher, "sequences trained per second"})
@@ -437,31 +424,31 @@ void add_bert_family(const std::string& name, std::vector<std::string> precision
       // --cubench_suite=full.
       .default_suite([timer](const Point& p) {
         if (timer == Timer::host_clock) return true;
-        return p.get_string("precision") == "amp_bf16" && p.get_int("seq") == 128 &&
-               p.get_int("batch") == 32;
+        return p.get_enum<Precision>("precision") == Precision::amp_bf16 &&
+               p.get_int("seq") == 128 && p.get_int("batch") == 32;
       })
       .timer(timer)
       .sampling(Sampling::runs_per_sample(1))
       .size([](const Point& p) { return double(p.get_int("seq")) * p.get_int("batch"); })
       .needs([](const Point& p) {
-        const TrainPrecision precision =
-            parse_train_precision("bert_train", p.get_string("precision"));
+        const Precision precision = p.get_enum<Precision>("precision");
         return train_precision_needs(
             precision, bert_step_bytes(precision, p.get_int("seq"), p.get_int("batch")));
       })
       .make([model](const Point& p) {
-        Config c{parse_train_precision("bert_train", p.get_string("precision")), p.get_int("seq"),
-                 p.get_int("batch")};
+        Config c{p.get_enum<Precision>("precision"), p.get_int("seq"), p.get_int("batch")};
         return std::make_unique<BertTrain>(c, model);
       })
       .add();
 }
 
 void register_bert_train() {
-  add_bert_family("cpu/bert_train", {"fp32"}, {16}, {2}, BertConfig::tiny(), Timer::host_clock);
+  add_bert_family("cpu/bert_train", {Precision::fp32}, {16}, {2}, BertConfig::tiny(),
+                  Timer::host_clock);
 #if CUBENCH_TORCH_CUDA
-  add_bert_family("bert_train", {"fp32", "tf32", "amp_fp16", "amp_bf16"}, {128, 512}, {32, 64},
-                  BertConfig(), Timer::cuda_events);
+  add_bert_family("bert_train",
+                  {Precision::fp32, Precision::tf32, Precision::amp_fp16, Precision::amp_bf16},
+                  {128, 512}, {32, 64}, BertConfig(), Timer::cuda_events);
 #endif
 }
 CUBENCH_REGISTER(register_bert_train);

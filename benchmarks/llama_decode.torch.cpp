@@ -16,7 +16,7 @@
 // the median step, pct_copy_ceiling its share of the measured copy ceiling and token_floor_ms
 // the step time at that ceiling (the floor no decode step can beat: 13.5 GB at the copy rate,
 // ~3.2 ms at batch 1).
-// weight_bytes, kv_cache_bytes, and the caching allocator's peaks (TorchPlace) from the check on.
+// weight_bytes, kv_cache_bytes, and the caching allocator's peaks (TorchCase) from the check on.
 // Checks, once per configuration:
 // - the parameter count equals LLaMA-7B's as transformers counts LlamaForCausalLM's;
 // - a small configuration (2 layers, hidden 256, 4 heads, FFN 688, vocab 1000) in the case's
@@ -43,10 +43,6 @@
 
 #include "benchmarks/models/llama.h"
 #include "fixtures/cubench_torch.h"
-
-#if CUBENCH_TORCH_CUDA
-#include <ATen/cuda/CUDAGraph.h>
-#endif
 
 namespace cubench {
 namespace {
@@ -170,83 +166,85 @@ double quantile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, std::size_t(q * double(v.size())))];
 }
 
-class LlamaDecode final : public BenchmarkCase {
+// The planted faults, in turn: one attention head's output in the generating model (the
+// first-tokens check's to catch), the small model's cache writes (the cache check's).
+enum class Fault { head, cache };
+
+class LlamaDecode final : public TorchCase {
  public:
-  explicit LlamaDecode(Config c) : c_(c) {}
+  // bf16/fp16 products: TF32 plays no part. A graph points into cuBLAS's workspace.
+  explicit LlamaDecode(Config c)
+      : TorchCase(TorchMath{}, c.graph ? LibraryWorkspaces::keep : LibraryWorkspaces::release),
+        c_(c) {}
 
-  void setup(Env& env) override {
-    auto guard = place_.set_up(env, TorchMath{});  // bf16/fp16 products: TF32 plays no part
-    stream_ = place_.on_gpu() ? env.stream() : nullptr;
-    clock_ = std::make_unique<StepClock>(place_.on_gpu());
-    const auto options = torch::TensorOptions().device(place_.device()).dtype(c_.dtype);
-    model_ =
-        std::make_unique<LlamaModel>(c_.tiny ? small_config() : LlamaConfig::llama_7b(), options);
-    model_->allocate_cache(c_.batch, c_.prompt + c_.new_tokens);
-    const auto ints = torch::TensorOptions().device(place_.device()).dtype(torch::kLong);
-    tokens_ = torch::zeros({c_.batch, c_.prompt + c_.new_tokens}, ints);
-    tokens_.narrow(1, 0, c_.prompt).random_(model_->config().vocab);
-    prompt_positions_ = torch::arange(c_.prompt, ints);
-    position_ = torch::zeros({1}, ints);
-    if (c_.graph) capture(env);
-  }
-
-  // The last generation's step times are read here, before the sample, not in the timed run. A
-  // fault planted by the checks' own test is spent here: the next run and check are clean again.
-  void prepare(Env& env) override {
-    clock_->collect();
-    if (planted_) spend_fault(env);
-  }
-
-  void run(Env&) override {
-    auto guard = place_.use();
-    std::optional<torch_compat::SdpaOnly> attention;
-    restrict_attention(attention);
-    generate(c_.graph);
-  }
-
-  void validate(Env&) override {
-    auto guard = place_.use();
-    std::optional<torch_compat::SdpaOnly> attention;
-    restrict_attention(attention);
-    check_parameter_count();
-    check_first_tokens_against_fp32();  // reads the run before the check: first
-    check_cache_against_full_forward();
-    check_greedy_repeats();
-    clock_->reset();  // the check's generations and the first timed one are not counted
-    place_.restart_memory_peaks(c_.graph ? LibraryWorkspaces::keep : LibraryWorkspaces::release);
-  }
-
-  // The checks' own test, in turn: one attention head's output 64x, planted in the model the
-  // benchmark times and a generation run with it (the run the first-tokens check reads); then the
-  // cache check's small model writing its KV cache one position late.
-  std::string plant_fault(Env& env) override {
-    auto guard = place_.use();
-    std::optional<torch_compat::SdpaOnly> attention;
-    restrict_attention(attention);
-    planted_ = true;
-    if (faults_planted_++ % 2 == 0) {
-      model_->scale_head_output(0, 0, kHeadFaultFactor);
-      if (c_.graph) capture(env);
-      generate(c_.graph);
-      return "layer 0, head 0's attention output made 64x larger in the generating model";
-    }
-    model_->scale_head_output(0, 0, 1);  // a clean generation for the first-tokens check
-    if (c_.graph) capture(env);
-    generate(c_.graph);
-    fault_ = true;  // the cache check's small model writes its cache one position late
-    return "the small model's KV cache written one position late (the cache check's model)";
-  }
-  // The first fault (faults_planted_ odd after it) is the first-tokens check's, the second the
-  // cache check's.
   std::string fault_check() const override {
-    return faults_planted_ % 2 == 1 ? kFirstTokensCheck : kCacheCheck;
+    return fault_ == Fault::head ? kFirstTokensCheck : kCacheCheck;
   }
 
   Work work() const override { return {}; }
 
-  std::map<std::string, double> counters(double seconds) const override {
+ private:
+  void set_up(Env& env) override {
+    stream_ = on_gpu() ? env.stream() : nullptr;
+    clock_ = std::make_unique<StepClock>(on_gpu());
+    const auto options = torch::TensorOptions().device(device()).dtype(c_.dtype);
+    model_ =
+        std::make_unique<LlamaModel>(c_.tiny ? small_config() : LlamaConfig::llama_7b(), options);
+    model_->allocate_cache(c_.batch, c_.prompt + c_.new_tokens);
+    const auto ints = torch::TensorOptions().device(device()).dtype(torch::kLong);
+    tokens_ = torch::zeros({c_.batch, c_.prompt + c_.new_tokens}, ints);
+    tokens_.narrow(1, 0, c_.prompt).random_(model_->config().vocab);
+    prompt_positions_ = torch::arange(c_.prompt, ints);
+    position_ = torch::zeros({1}, ints);
+    if (c_.graph) capture();
+  }
+
+  // The last generation's step times are read here, before the sample, not in the timed run.
+  void before_sample(Env&) override { clock_->collect(); }
+
+  void timed_run(Env&) override {
+    std::optional<torch_compat::SdpaOnly> attention;
+    restrict_attention(attention);
+    generate(c_.graph);
+  }
+
+  void check(Env& env) override {
+    std::optional<torch_compat::SdpaOnly> attention;
+    restrict_attention(attention);
+    check_parameter_count();
+    check_first_tokens_against_fp32(env);  // reads the run before the check: first
+    check_cache_against_full_forward();
+    check_greedy_repeats();
+    clock_->reset();  // the check's generations and the first timed one are not counted
+  }
+
+  // In turn: one attention head's output 64x, planted in the model the benchmark times and a
+  // generation run with it (the run the first-tokens check reads); then the cache check's small
+  // model writing its KV cache one position late.
+  std::string arm_fault(Env&) override {
+    std::optional<torch_compat::SdpaOnly> attention;
+    restrict_attention(attention);
+    fault_ = faults_planted_++ % 2 == 0 ? Fault::head : Fault::cache;
+    if (fault_ == Fault::head) {
+      model_->scale_head_output(0, 0, kHeadFaultFactor);
+      if (c_.graph) capture();
+      generate(c_.graph);
+      return "layer 0, head 0's attention output made 64x larger in the generating model";
+    }
+    generate(c_.graph);  // a clean generation for the first-tokens check
+    return "the small model's KV cache written one position late (the cache check's model)";
+  }
+
+  // The head's output as it was (a graph captured anew); the small model is the check's own.
+  void disarm_fault(Env&) override {
+    if (fault_ != Fault::head) return;
+    model_->scale_head_output(0, 0, 1);
+    if (c_.graph) capture();
+  }
+
+  std::map<std::string, double> own_counters(double seconds) const override {
     clock_->collect();
-    std::map<std::string, double> c = place_.memory_counters();
+    std::map<std::string, double> c;
     c["tokens_per_s"] = double(c_.batch * c_.new_tokens) / seconds;
     c["ttft_ms"] = quantile(clock_->prefills(), 0.5);
     const double step_ms = quantile(clock_->steps(), 0.5);
@@ -269,12 +267,10 @@ class LlamaDecode final : public BenchmarkCase {
     return c;
   }
 
-  std::string label() const override {
-    return std::string("LibTorch ") + torch_compat::version() + place_.where() +
-           (c_.graph ? ", decode steps replayed from a CUDA graph" : "");
+  std::string label_detail() const override {
+    return c_.graph ? "decode steps replayed from a CUDA graph" : "";
   }
 
- private:
   // scaled_dot_product_attention restricted to the memory-efficient kernel on the GPU: left to
   // choose, LibTorch 2.11 takes cuDNN's for masked attention at batch 32, whose output differs
   // between two calls on the same inputs (in 15 pairs of 20 on the H200), and greedy tokens
@@ -283,7 +279,7 @@ class LlamaDecode final : public BenchmarkCase {
   // attention the same way, so both run the same kernel.
   // (a guard in place: SdpaOnly neither copies nor moves)
   void restrict_attention(std::optional<torch_compat::SdpaOnly>& only) const {
-    if (place_.on_gpu()) only.emplace(torch_compat::SdpaBackend::efficient);
+    if (on_gpu()) only.emplace(torch_compat::SdpaBackend::efficient);
   }
 
   // The prefill: the prompt's logits at its last position give token `prompt`.
@@ -308,54 +304,23 @@ class LlamaDecode final : public BenchmarkCase {
     prefill();
     clock_->mark();
     for (int64_t i = 1; i < c_.new_tokens; ++i) {
-#if CUBENCH_TORCH_CUDA
-      if (replay) {
-        graph_->replay();
-        clock_->mark();
-        continue;
-      }
-#endif
-      (void)replay;
-      decode_step();
+      if (replay)
+        graph_.replay();
+      else
+        decode_step();
       clock_->mark();
     }
   }
 
-  void sync() const {
-#if CUBENCH_TORCH_CUDA
-    if (stream_) CUBENCH_CUDA(cudaStreamSynchronize(stream_));
-#endif
-  }
-
   // Two eager generations' worth of warm-up is the check's; here one eager step after a prefill
   // (allocator blocks, cuBLAS's workspace), then one step captured in a new graph.
-  void capture([[maybe_unused]] Env& env) {
-#if CUBENCH_TORCH_CUDA
+  void capture() {
     std::optional<torch_compat::SdpaOnly> attention;
     restrict_attention(attention);
     prefill();
     decode_step();
     prefill();
-    sync();
-    graph_ = std::make_unique<at::cuda::CUDAGraph>();
-    graph_->capture_begin();
-    decode_step();
-    graph_->capture_end();
-#else
-    throw Error("a CUDA graph needs CUDA LibTorch");
-#endif
-  }
-
-  // The planted faults undone: the head's output as it was (a graph captured anew), the small
-  // model's cache written in place.
-  void spend_fault(Env& env) {
-    auto guard = place_.use();
-    std::optional<torch_compat::SdpaOnly> attention;
-    restrict_attention(attention);
-    model_->scale_head_output(0, 0, 1);
-    fault_ = false;
-    planted_ = false;
-    if (c_.graph) capture(env);
+    graph_.capture([this] { decode_step(); });
   }
 
   void check_parameter_count() const {
@@ -371,10 +336,10 @@ class LlamaDecode final : public BenchmarkCase {
   // The small model's cached logits (a prefill of 8 tokens, then 4 decode steps) against a full
   // forward of the same 12 tokens without the cache.
   void check_cache_against_full_forward() {
-    const auto options = torch::TensorOptions().device(place_.device()).dtype(c_.dtype);
+    const auto options = torch::TensorOptions().device(device()).dtype(c_.dtype);
     const auto ints = options.dtype(torch::kLong);
     LlamaModel small(small_config(), options);
-    if (fault_) small.misplace_cache_writes(1);
+    if (fault_armed() && fault_ == Fault::cache) small.misplace_cache_writes(1);
     const int64_t prompt = 8, steps = 4, batch = 2;
     small.allocate_cache(batch, prompt + steps);
     auto tokens = torch::randint(small.config().vocab, {batch, prompt + steps}, ints);
@@ -402,16 +367,16 @@ class LlamaDecode final : public BenchmarkCase {
   // sequence's first kCheckedTokens tokens against an fp32 copy of the same weights evaluated
   // without the KV cache on the same tokens (teacher-forced): each must be the reference's top
   // token, or within tie_tolerance_std() of it.
-  void check_first_tokens_against_fp32() {
-    sync();
+  void check_first_tokens_against_fp32(Env& env) {
+    synchronize(env);
     const int64_t k = std::min(kCheckedTokens, c_.new_tokens);
-    const auto ints = torch::TensorOptions().device(place_.device()).dtype(torch::kLong);
+    const auto ints = torch::TensorOptions().device(device()).dtype(torch::kLong);
     const auto sequence = tokens_.narrow(0, 0, 1).narrow(1, 0, c_.prompt + k).clone();
     torch::Tensor logits;
     {
       torch_compat::Tf32Off fp32;  // whatever the run's flags (a tf32 row before this one)
       LlamaModel reference =
-          model_->converted(torch::TensorOptions().device(place_.device()).dtype(torch::kFloat));
+          model_->converted(torch::TensorOptions().device(device()).dtype(torch::kFloat));
       logits = reference
                    .forward(sequence.narrow(1, 0, c_.prompt + k - 1),
                             torch::arange(c_.prompt + k - 1, ints), false, false)
@@ -447,29 +412,25 @@ class LlamaDecode final : public BenchmarkCase {
   }
 
   Config c_;
-  TorchPlace place_;
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<StepClock> clock_;
   std::unique_ptr<LlamaModel> model_;
   torch::Tensor tokens_, prompt_positions_, position_;
   double cache_error_ = 0, token_gap_std_ = 0;
-  bool fault_ = false;
-  bool planted_ = false;  // a planted fault not yet spent (prepare)
+  Fault fault_ = Fault::head;  // the fault armed last
   int faults_planted_ = 0;
-#if CUBENCH_TORCH_CUDA
-  std::unique_ptr<at::cuda::CUDAGraph> graph_;
-#endif
+  TorchGraph graph_;
 };
 
 void add_llama_family(const std::string& name, std::vector<DType> dtypes,
-                      std::vector<std::string> modes, std::vector<std::int64_t> prompts,
+                      std::vector<GraphMode> modes, std::vector<std::int64_t> prompts,
                       std::vector<std::int64_t> new_tokens, std::vector<std::int64_t> batches,
                       Timer timer) {
   const bool tiny = timer == Timer::host_clock;
   Family(name, tiny ? "greedy generation, a tiny LLaMA configuration"
                     : "greedy generation with LLaMA-7B (prefill, then one token per step)")
       .axis(dtype_axis(dtypes))
-      .axis(string_axis("mode", modes))
+      .axis(enum_axis("mode", kGraphModes, modes))
       .axis(int_axis("prompt", prompts))
       .axis(int_axis("new", new_tokens))
       .axis(int_axis("batch", batches))
@@ -521,18 +482,20 @@ void add_llama_family(const std::string& name, std::vector<DType> dtypes,
                                  model.parameter_count() * (e + 4) + cache + cache * 3 / 10 + kGiB);
       })
       .make([tiny](const Point& p) {
-        Config c{scalar_type(p.get_dtype()), p.get_bool("mode", "graph"), p.get_int("prompt"),
-                 p.get_int("new"),           p.get_int("batch"),          tiny};
+        Config c{scalar_type(p.get_dtype()), p.get_enum<GraphMode>("mode") == GraphMode::graph,
+                 p.get_int("prompt"),        p.get_int("new"),
+                 p.get_int("batch"),         tiny};
         return std::make_unique<LlamaDecode>(c);
       })
       .add();
 }
 
 void register_llama_decode() {
-  add_llama_family("cpu/llama_decode", {DType::fp32}, {"eager"}, {8}, {8}, {2}, Timer::host_clock);
+  add_llama_family("cpu/llama_decode", {DType::fp32}, {GraphMode::eager}, {8}, {8}, {2},
+                   Timer::host_clock);
 #if CUBENCH_TORCH_CUDA
-  add_llama_family("llama_decode", {DType::bf16, DType::fp16}, {"eager", "graph"}, {128, 1024},
-                   {128, 256}, {1, 8, 32}, Timer::cuda_events);
+  add_llama_family("llama_decode", {DType::bf16, DType::fp16}, {GraphMode::eager, GraphMode::graph},
+                   {128, 1024}, {128, 256}, {1, 8, 32}, Timer::cuda_events);
 #endif
 }
 CUBENCH_REGISTER(register_llama_decode);

@@ -31,10 +31,6 @@
 #include "benchmarks/models/resnet50.h"
 #include "fixtures/cubench_torch.h"
 
-#if CUBENCH_TORCH_CUDA
-#include <ATen/cuda/CUDAGraph.h>
-#endif
-
 namespace cubench {
 namespace {
 
@@ -45,25 +41,17 @@ constexpr int64_t kFloat64Images = 2;
 constexpr const char* kLogitsCheck = "the logits against a reference forward";
 
 enum class Precision { fp32, tf32, fp16, bf16 };
+constexpr EnumName<Precision> kPrecisions[] = {{Precision::fp32, "fp32"},
+                                               {Precision::tf32, "tf32"},
+                                               {Precision::fp16, "fp16"},
+                                               {Precision::bf16, "bf16"}};
 
-const char* precision_name(Precision p) {
-  switch (p) {
-    case Precision::fp32:
-      return "fp32";
-    case Precision::tf32:
-      return "tf32";
-    case Precision::fp16:
-      return "fp16";
-    case Precision::bf16:
-      return "bf16";
-  }
-  return "?";
-}
-
-torch::Dtype dtype_of(Precision p) {
-  return p == Precision::fp16   ? torch::kHalf
-         : p == Precision::bf16 ? torch::kBFloat16
-                                : torch::kFloat;
+// The tensors' type and the math of a precision: tf32 stores fp32 (LibTorch's flag picks TF32).
+DType math_of(Precision p) {
+  return p == Precision::tf32   ? DType::tf32
+         : p == Precision::fp16 ? DType::fp16
+         : p == Precision::bf16 ? DType::bf16
+                                : DType::fp32;
 }
 
 // Relative L2 error of the logits (less the bias) against the reference. fp32 against float64:
@@ -98,7 +86,8 @@ double graph_tolerance(Precision p) { return 0.1 * logits_tolerance(p); }
 
 struct Config {
   Precision precision;
-  bool channels_last, graph;
+  Format format;
+  bool graph;
   int64_t batch;
 };
 
@@ -108,82 +97,49 @@ double relative_l2(const torch::Tensor& got, const torch::Tensor& want) {
   return (got.to(torch::kDouble) - w).norm().item<double>() / (norm > 0 ? norm : 1.0);
 }
 
-// One class for the CPU and the GPU (TorchPlace says where). On the GPU LibTorch works on the
-// benchmark's own stream, so the harness's events time it.
-class ResNetInfer final : public BenchmarkCase {
+class ResNetInfer final : public TorchCase {
  public:
-  explicit ResNetInfer(Config c) : c_(c) {}
+  explicit ResNetInfer(Config c)
+      : TorchCase(TorchMath{c.precision == Precision::tf32, true},
+                  c.graph ? LibraryWorkspaces::keep : LibraryWorkspaces::release),
+        c_(c) {}
 
-  void setup(Env& env) override {
-    auto guard = place_.set_up(env, TorchMath{c_.precision == Precision::tf32, true});
-    model_ = ResNet50(kClasses);
-    model_->eval();
-    model_->to(place_.device());
-    model_->to(dtype_of(c_.precision));
-    auto images = torch::randn({c_.batch, 3, kResolution, kResolution},
-                               torch::TensorOptions().device(place_.device()));
-    if (c_.channels_last) {
-      images = images.contiguous(torch::MemoryFormat::ChannelsLast);
-      for (auto& p : model_->parameters())
-        if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
-    }
-    images_ = images.to(dtype_of(c_.precision));
-    sync(env);
-    const auto start = std::chrono::steady_clock::now();
-    forward();
-    sync(env);
-    first_forward_ms_ =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (c_.graph) capture(env);
-  }
-
-  void run(Env&) override {
-    auto guard = place_.use();
-#if CUBENCH_TORCH_CUDA
-    if (graph_) {
-      graph_->replay();
-      return;
-    }
-#endif
-    forward();
-  }
-
-  void validate(Env&) override {
-    auto guard = place_.use();
-    check();
-    // The peaks counted are the forwards', not the check's.
-    place_.restart_memory_peaks(c_.graph ? LibraryWorkspaces::keep : LibraryWorkspaces::release);
-  }
-
-  // The checks' own test: the classifier's weight is negated (and put back) around the forward
-  // under test, after the reference ran; a graph replays it too, as its weights are the model's.
-  std::string plant_fault(Env&) override {
-    fault_armed_ = true;
-    return "the fc weight negated for the forward under test";
-  }
   std::string fault_check() const override { return kLogitsCheck; }
 
   Work work() const override {
     return {resnet50_forward_flops(kResolution, kClasses) * double(c_.batch), std::nullopt, 0};
   }
 
-  std::map<std::string, double> counters(double seconds) const override {
-    std::map<std::string, double> c = place_.memory_counters();
-    c["images_per_s"] = double(c_.batch) / seconds;
-    c["first_forward_ms"] = first_forward_ms_;
-    c["logits_rel_error"] = logits_error_;
-    if (c_.graph) c["graph_rel_error"] = graph_error_;
-    return c;
-  }
-
-  std::string label() const override {
-    return std::string("LibTorch ") + torch_compat::version() + place_.where() +
-           (c_.graph ? ", CUDA graph replay" : "");
-  }
-
  private:
+  void set_up(Env& env) override {
+    model_ = ResNet50(kClasses);
+    model_->eval();
+    model_->to(device());
+    model_->to(scalar_type(math_of(c_.precision)));
+    auto images = torch::randn({c_.batch, 3, kResolution, kResolution},
+                               torch::TensorOptions().device(device()));
+    images_ = to_format(model_, images, c_.format).to(scalar_type(math_of(c_.precision)));
+    synchronize(env);
+    const auto start = std::chrono::steady_clock::now();
+    forward();
+    synchronize(env);
+    first_forward_ms_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (c_.graph) {
+      for (int i = 0; i < 2; ++i) forward();  // the allocator's blocks, cuBLAS's workspace
+      graph_.capture([this] { graph_logits_ = forward(); });
+    }
+  }
+
+  void timed_run(Env&) override {
+    if (c_.graph)
+      graph_.replay();
+    else
+      forward();
+  }
+
   // The check described at the top of the file.
-  void check() {
+  void check(Env&) override {
     {
       torch::NoGradGuard no_grad;
       images_.normal_();  // a fresh batch, in place: the graph reads this tensor
@@ -201,34 +157,29 @@ class ResNetInfer final : public BenchmarkCase {
               (c_.precision == Precision::fp32 ? "a float64" : "an fp32 (TF32 off)") +
               " forward of the same weights: relative L2 error " + std::to_string(logits_error_) +
               " (bound " + std::to_string(logits_tolerance(c_.precision)) + " for " +
-              precision_name(c_.precision) + ")",
+              name_of(c_.precision, kPrecisions) + ")",
           kLogitsCheck);
   }
+
+  // The classifier's weight is negated (and put back) around the forward under test, after the
+  // reference ran; a graph replays it too, as its weights are the model's.
+  std::string arm_fault(Env&) override {
+    return "the fc weight negated for the forward under test";
+  }
+
+  std::map<std::string, double> own_counters(double seconds) const override {
+    std::map<std::string, double> c = {{"images_per_s", double(c_.batch) / seconds},
+                                       {"first_forward_ms", first_forward_ms_},
+                                       {"logits_rel_error", logits_error_}};
+    if (c_.graph) c["graph_rel_error"] = graph_error_;
+    return c;
+  }
+
+  std::string label_detail() const override { return c_.graph ? "CUDA graph replay" : ""; }
 
   torch::Tensor forward() {
     c10::InferenceMode inference;
     return model_->forward(images_);
-  }
-
-  void sync([[maybe_unused]] Env& env) const {
-#if CUBENCH_TORCH_CUDA
-    if (place_.on_gpu()) CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
-#endif
-  }
-
-  // Two more eager forwards (the allocator's blocks, cuBLAS's workspace), then one forward
-  // captured in a new graph; its logits live in the graph's pool and each replay rewrites them.
-  void capture([[maybe_unused]] Env& env) {
-#if CUBENCH_TORCH_CUDA
-    for (int i = 0; i < 2; ++i) forward();
-    sync(env);
-    graph_ = std::make_unique<at::cuda::CUDAGraph>();
-    graph_->capture_begin();
-    graph_logits_ = forward();
-    graph_->capture_end();
-#else
-    throw Error("a CUDA graph needs CUDA LibTorch");
-#endif
   }
 
   // The model's weights and buffers, converted to fp32 (float64 for fp32, on the first images),
@@ -238,7 +189,7 @@ class ResNetInfer final : public BenchmarkCase {
     const auto type = float64 ? torch::kDouble : torch::kFloat;
     ResNet50 reference(kClasses);
     reference->eval();
-    reference->to(place_.device(), type);
+    reference->to(device(), type);
     {
       torch::NoGradGuard no_grad;
       const auto from = model_->parameters(), to = reference->parameters();
@@ -259,17 +210,15 @@ class ResNetInfer final : public BenchmarkCase {
   // the planted fault around it.
   torch::Tensor logits_under_test() {
     torch::NoGradGuard no_grad;
-    if (fault_armed_) model_->fc->weight.neg_();
+    if (fault_armed()) model_->fc->weight.neg_();
     torch::Tensor eager = forward().clone();
     torch::Tensor got = eager;
-#if CUBENCH_TORCH_CUDA
-    if (graph_) {
-      graph_->replay();
+    if (c_.graph) {
+      graph_.replay();
       got = graph_logits_.clone();
       graph_error_ = relative_l2(got, eager);
     }
-#endif
-    if (fault_armed_) model_->fc->weight.neg_();
+    if (fault_armed()) model_->fc->weight.neg_();
     if (c_.graph && !(graph_error_ <= graph_tolerance(c_.precision)))
       throw ValidationError("the graph's replay gave other logits than an eager forward: " +
                                 std::string("relative L2 error ") + std::to_string(graph_error_) +
@@ -279,32 +228,20 @@ class ResNetInfer final : public BenchmarkCase {
   }
 
   Config c_;
-  TorchPlace place_;
   ResNet50 model_{nullptr};
   torch::Tensor images_;
   double first_forward_ms_ = 0, logits_error_ = 0, graph_error_ = 0;
-  bool fault_armed_ = false;
-#if CUBENCH_TORCH_CUDA
-  std::unique_ptr<at::cuda::CUDAGraph> graph_;
-  torch::Tensor graph_logits_;
-#endif
+  TorchGraph graph_;
+  torch::Tensor graph_logits_;  // the graph's output, rewritten by each replay
 };
 
-Precision parse_precision(const std::string& name) {
-  for (Precision p : {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16})
-    if (name == precision_name(p)) return p;
-  throw Error("resnet50_infer: no precision " + name);
-}
-
-void add_infer_family(const std::string& name, std::vector<std::string> precisions,
-                      std::vector<std::string> modes, std::vector<std::int64_t> batches,
-                      Timer timer) {
+void add_infer_family(const std::string& name, std::vector<Precision> precisions,
+                      std::vector<Format> formats, std::vector<GraphMode> modes,
+                      std::vector<std::int64_t> batches, Timer timer) {
   Family(name, "one ResNet-50 forward in eval mode (224x224, 1000 classes)")
-      .axis(string_axis("precision", precisions))
-      .axis(string_axis("format", timer == Timer::host_clock
-                                      ? std::vector<std::string>{"nchw"}
-                                      : std::vector<std::string>{"nchw", "channels_last"}))
-      .axis(string_axis("mode", modes))
+      .axis(enum_axis("precision", kPrecisions, precisions))
+      .axis(enum_axis("format", kFormats, formats))
+      .axis(enum_axis("mode", kGraphModes, modes))
       .axis(int_axis("batch", batches))
       .counter({"images_per_s", "img/s", Better::higher, "images inferred per second"})
       .counter({"first_forward_ms", "ms", Better::lower,
@@ -322,8 +259,8 @@ void add_infer_family(const std::string& name, std::vector<std::string> precisio
       .default_suite([timer](const Point& p) {
         if (timer == Timer::host_clock) return true;
         const std::int64_t b = p.get_int("batch");
-        return p.get_string("precision") == "bf16" && p.get_bool("format", "channels_last") &&
-               (b == 1 || b == 256);
+        return p.get_enum<Precision>("precision") == Precision::bf16 &&
+               p.get_enum<Format>("format") == Format::channels_last && (b == 1 || b == 256);
       })
       .timer(timer)
       .sampling(Sampling::runs_per_sample(1))
@@ -333,26 +270,24 @@ void add_infer_family(const std::string& name, std::vector<std::string> precisio
       // and bf16), at batch 1 to 256. The check runs an fp32 forward of the whole batch, so the
       // fp32 figure is every precision's.
       .needs([](const Point& p) {
-        const std::string& precision = p.get_string("precision");
-        const DType math = precision == "tf32"   ? DType::tf32
-                           : precision == "bf16" ? DType::bf16
-                           : precision == "fp16" ? DType::fp16
-                                                 : DType::fp32;
-        return tensor_core_needs(math,
+        return tensor_core_needs(math_of(p.get_enum<Precision>("precision")),
                                  kGiB + kGiB / 4 + std::uint64_t(p.get_int("batch")) * 18 * kMiB);
       })
       .make([](const Point& p) {
-        Config c{parse_precision(p.get_string("precision")), p.get_bool("format", "channels_last"),
-                 p.get_bool("mode", "graph"), p.get_int("batch")};
+        Config c{p.get_enum<Precision>("precision"), p.get_enum<Format>("format"),
+                 p.get_enum<GraphMode>("mode") == GraphMode::graph, p.get_int("batch")};
         return std::make_unique<ResNetInfer>(c);
       })
       .add();
 }
 
 void register_resnet50_infer() {
-  add_infer_family("cpu/resnet50_infer", {"fp32"}, {"eager"}, {1}, Timer::host_clock);
+  add_infer_family("cpu/resnet50_infer", {Precision::fp32}, {Format::nchw}, {GraphMode::eager}, {1},
+                   Timer::host_clock);
 #if CUBENCH_TORCH_CUDA
-  add_infer_family("resnet50_infer", {"fp32", "tf32", "fp16", "bf16"}, {"eager", "graph"},
+  add_infer_family("resnet50_infer",
+                   {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16},
+                   {Format::nchw, Format::channels_last}, {GraphMode::eager, GraphMode::graph},
                    {1, 8, 64, 256}, Timer::cuda_events);
 #endif
 }

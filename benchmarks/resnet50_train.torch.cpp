@@ -26,15 +26,10 @@
 // check then takes the next step, until one is applied.
 #include <cmath>
 #include <functional>
-#include <random>
 #include <string>
 
 #include "benchmarks/models/resnet50.h"
 #include "fixtures/cubench_torch.h"
-
-#if CUBENCH_TORCH_CUDA
-#include <ATen/cuda/CUDAGraph.h>
-#endif
 
 namespace cubench {
 namespace {
@@ -91,14 +86,9 @@ double step_tolerance(Precision p, bool one_dimensional) {
 
 struct Config {
   Precision precision;
-  bool channels_last;
+  Format format;
   int64_t res, batch;
   int64_t classes() const { return res == 224 ? 1000 : 10; }
-  std::string name(const std::string& prefix) const {
-    return prefix + "/" + train_precision_name(precision) +
-           (channels_last ? "/channels_last/" : "/nchw/") + std::to_string(res) + "/" +
-           std::to_string(batch);
-  }
 };
 
 // One training step's state: model, optimizer, scaler and a synthetic batch on one device.
@@ -113,18 +103,14 @@ class TrainStep {
     auto images = torch::randn({c.batch, 3, c.res, c.res}, torch::TensorOptions().device(device));
     labels_ = torch::randint(c.classes(), {c.batch},
                              torch::TensorOptions().device(device).dtype(torch::kLong));
-    if (c.channels_last) {
-      images = images.contiguous(torch::MemoryFormat::ChannelsLast);
-      for (auto& p : model_->parameters())
-        if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
-    }
-    images_ = images;
+    images_ = to_format(model_, images, c.format);
     initial_params_ = clones(model_->parameters());
     initial_buffers_ = clones(model_->buffers());
   }
 
-  // zero_grad, forward, loss, backward, optimizer step. Returns the loss (not read here: no sync).
-  torch::Tensor step() {
+  // zero_grad, forward, loss, backward, optimizer step, with `fault` (arm_fault's) planted. Returns
+  // the loss (not read here: no sync).
+  torch::Tensor step(bool fault) {
     optimizer_.zero_grad();
     torch::Tensor loss;
     {
@@ -133,21 +119,20 @@ class TrainStep {
     }
     if (c_.precision == Precision::amp_fp16) {
       scaler_.scale(loss).backward();
-      plant_armed_fault();
+      if (fault) negate_a_gradient();
       scaler_.step([this](const torch::Tensor& found_inf) { optimizer_.step_unless(found_inf); },
                    model_->parameters());
     } else {
       loss.backward();
-      plant_armed_fault();
+      if (fault) negate_a_gradient();
       optimizer_.step();
     }
     return loss;
   }
 
-  // Tests only (plant_fault): every later step negates one layer's gradient (a layer3 convolution
-  // weight) before the optimizer sees it. Returns what it does.
-  std::string arm_fault() {
-    fault_armed_ = true;
+  // The fault step(true) plants: one layer's gradient (a layer3 convolution weight) negated before
+  // the optimizer sees it.
+  std::string fault() const {
     return "the gradient of parameter " + std::to_string(faulty_parameter()) + " (" +
            shape_of(model_->parameters()[faulty_parameter()]) + ") negated before the optimizer";
   }
@@ -206,8 +191,7 @@ class TrainStep {
     return i;
   }
 
-  void plant_armed_fault() {
-    if (!fault_armed_) return;
+  void negate_a_gradient() {
     torch::NoGradGuard no_grad;
     model_->parameters()[faulty_parameter()].grad().neg_();
   }
@@ -232,8 +216,8 @@ class TrainStep {
       torch_compat::Tf32Off fp32;
       torch_compat::CudnnHeuristicPlans heuristics;
       for (auto& p : params) p.mutable_grad() = torch::Tensor();
-      auto loss = torch::nn::functional::cross_entropy(
-          model_->forward(images_.to(torch::kFloat)), labels_);
+      auto loss =
+          torch::nn::functional::cross_entropy(model_->forward(images_.to(torch::kFloat)), labels_);
       loss.backward();
       value = loss.item<double>();
     }
@@ -312,7 +296,7 @@ class TrainStep {
           "parameter " + std::to_string(worst) + " (" + shape_of(params[worst]) +
               ")'s update applied a gradient off from the fp32 reference's by " +
               std::to_string(worst_excess * bound) + " (relative L2; bound " +
-              std::to_string(bound) + " for " + train_precision_name(c_.precision) +
+              std::to_string(bound) + " for " + name_of(c_.precision, kTrainPrecisions) +
               (params[worst].dim() == 1 ? ", one-dimensional" : "") + "); " + what,
           kGradientCheck);
     }
@@ -320,8 +304,6 @@ class TrainStep {
   }
 
  public:
-  ResNet50& model() { return model_; }
-  const Config& config() const { return c_; }
   double step_flops() const {
     return 3.0 * resnet50_forward_flops(c_.res, c_.classes()) * double(c_.batch);
   }
@@ -332,96 +314,75 @@ class TrainStep {
   ForeachSGD optimizer_;
   DeviceLossScaler scaler_;  // amp_fp16's; its state is read on the host only by the check
   torch::Tensor images_, labels_;
-  bool fault_armed_ = false;
   double step_grad_error_ = 0, weight_grad_error_ = 0;
   std::vector<torch::Tensor> initial_params_, initial_buffers_;  // until the first check
 };
 
-// One class for the CPU and the GPU (TorchPlace says where). On the GPU LibTorch works on the
-// benchmark's own stream, so the harness's events time it.
-class ResNetTrain final : public BenchmarkCase {
+class ResNetTrain final : public TorchCase {
  public:
-  ResNetTrain(Config c, bool graph) : c_(c), graph_(graph) {}
+  ResNetTrain(Config c, bool graph)
+      : TorchCase(TorchMath{c.precision != Precision::fp32, true},
+                  graph ? LibraryWorkspaces::keep : LibraryWorkspaces::release),
+        c_(c),
+        graph_(graph) {}
 
-  void setup(Env& env) override {
-    auto guard = place_.set_up(env, TorchMath{c_.precision != Precision::fp32, true});
-    step_ = std::make_unique<TrainStep>(c_, place_.device());
-    if (graph_) capture(env, 3);
-  }
-
-  // The checks' own test: the step (eager, or captured anew) negates one layer's gradient.
-  std::string plant_fault(Env& env) override {
-    auto guard = place_.use();
-    const std::string what = step_->arm_fault();
-    if (graph_) capture(env, 1);
-    return what;
-  }
   std::string fault_check() const override { return kGradientCheck; }
-
-  void run(Env&) override {
-    auto guard = place_.use();
-#if CUBENCH_TORCH_CUDA
-    if (graph_exec_) {
-      graph_exec_->replay();
-      return;
-    }
-#endif
-    step_->step();
-  }
-
-  void validate(Env&) override {
-    auto guard = place_.use();
-    std::function<torch::Tensor()> one_step = [this] { return step_->step(); };
-#if CUBENCH_TORCH_CUDA
-    if (graph_exec_)
-      one_step = [this] {
-        graph_exec_->replay();
-        return graph_loss_;
-      };
-#endif
-    step_->validate(one_step);
-    // The peaks counted are the training steps', not the check's.
-    place_.restart_memory_peaks(graph_ ? LibraryWorkspaces::keep : LibraryWorkspaces::release);
-  }
 
   Work work() const override { return {step_->step_flops(), std::nullopt, 0}; }
 
-  std::map<std::string, double> counters(double seconds) const override {
-    std::map<std::string, double> c = place_.memory_counters();
-    c["images_per_s"] = double(c_.batch) / seconds;
-    c["step_grad_error"] = step_->step_grad_error();
-    c["weight_grad_error"] = step_->weight_grad_error();
-    return c;
-  }
-
-  std::string label() const override {
-    return std::string("LibTorch ") + torch_compat::version() + place_.where() +
-           (graph_ ? ", CUDA graph replay" : "");
-  }
-
  private:
-  // Warm-up steps (autotuning, buffers, kernels loaded), then one step captured in a new graph.
-  void capture([[maybe_unused]] Env& env, [[maybe_unused]] int warm_up_steps) {
-#if CUBENCH_TORCH_CUDA
-    for (int i = 0; i < warm_up_steps; ++i) step_->step();
-    CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
-    graph_exec_ = std::make_unique<at::cuda::CUDAGraph>();
-    graph_exec_->capture_begin();
-    graph_loss_ = step_->step();  // lives in the graph's pool: each replay rewrites it
-    graph_exec_->capture_end();
-#else
-    throw Error("a CUDA graph needs CUDA LibTorch");
-#endif
+  void set_up(Env&) override {
+    step_ = std::make_unique<TrainStep>(c_, device());
+    if (graph_) capture(3);
+  }
+
+  void timed_run(Env&) override {
+    if (graph_)
+      graph_exec_.replay();
+    else
+      step_->step(fault_armed());
+  }
+
+  void check(Env&) override {
+    std::function<torch::Tensor()> one_step = [this] { return step_->step(fault_armed()); };
+    if (graph_)
+      one_step = [this] {
+        graph_exec_.replay();
+        return graph_loss_;
+      };
+    step_->validate(one_step);
+  }
+
+  // The step (eager, or captured anew) negates one layer's gradient; once checked, a graph is
+  // captured clean again.
+  std::string arm_fault(Env&) override {
+    if (graph_) capture(1);
+    return step_->fault();
+  }
+  void disarm_fault(Env&) override {
+    if (graph_) capture(1);
+  }
+
+  std::map<std::string, double> own_counters(double seconds) const override {
+    return {{"images_per_s", double(c_.batch) / seconds},
+            {"step_grad_error", step_->step_grad_error()},
+            {"weight_grad_error", step_->weight_grad_error()}};
+  }
+
+  std::string label_detail() const override { return graph_ ? "CUDA graph replay" : ""; }
+
+  // Warm-up steps (autotuning, buffers, kernels loaded), then one step captured in a new graph,
+  // its loss in the graph's pool.
+  void capture(int warm_up_steps) {
+    for (int i = 0; i < warm_up_steps; ++i) step_->step(fault_armed());
+    graph_exec_.capture([this] { graph_loss_ = step_->step(fault_armed()); });
   }
 
   Config c_;
   bool graph_;
-  TorchPlace place_;
   std::unique_ptr<TrainStep> step_;
-#if CUBENCH_TORCH_CUDA
-  std::unique_ptr<at::cuda::CUDAGraph> graph_exec_;
+  TorchGraph graph_exec_;
   torch::Tensor graph_loss_;
-#endif
 };
 
 // res and batch step together: 224 with batch 64, 128, 256; 32 (CIFAR-10) with 256.
@@ -437,13 +398,13 @@ std::uint64_t resnet_step_bytes(TrainPrecision, std::int64_t res, std::int64_t b
   return static_cast<std::uint64_t>(double(batch) * per_image_mib * double(kMiB)) + 8 * kGiB;
 }
 
-void add_resnet_family(const std::string& name, std::vector<std::string> precisions,
-                       std::vector<std::string> formats, std::vector<std::int64_t> res,
+void add_resnet_family(const std::string& name, std::vector<Precision> precisions,
+                       std::vector<Format> formats, std::vector<std::int64_t> res,
                        std::vector<std::int64_t> batch, Timer timer, bool graph) {
   Family(name, graph ? "one ResNet-50 training step captured in a CUDA graph and replayed"
                      : "one ResNet-50 training step (forward, loss, backward, SGD)")
-      .axis(string_axis("precision", precisions))
-      .axis(string_axis("format", formats))
+      .axis(enum_axis("precision", kTrainPrecisions, precisions))
+      .axis(enum_axis("format", kFormats, formats))
       .axis(int_axis("res", res))
       .axis(int_axis("batch", batch))
       .zip({"res", "batch"})
@@ -461,12 +422,12 @@ void add_resnet_family(const std::string& name, std::vector<std::string> precisi
       // check, samples): fp32 and amp_fp16 run with --cubench_suite=full.
       .default_suite([graph, timer](const Point& p) {
         if (timer == Timer::host_clock) return true;
-        const bool channels_last = p.get_bool("format", "channels_last");
-        const std::string precision = p.get_string("precision");
-        if (graph) return channels_last && precision != "fp32";
+        const bool channels_last = p.get_enum<Format>("format") == Format::channels_last;
+        const Precision precision = p.get_enum<Precision>("precision");
+        if (graph) return channels_last && precision != Precision::fp32;
         if (p.get_int("res") != 224 || p.get_int("batch") != 128) return false;
-        if (precision == "amp_bf16") return true;
-        return channels_last && precision == "tf32";
+        if (precision == Precision::amp_bf16) return true;
+        return channels_last && precision == Precision::tf32;
       })
       .timer(timer)
       .sampling(Sampling::runs_per_sample(1))
@@ -474,27 +435,29 @@ void add_resnet_family(const std::string& name, std::vector<std::string> precisi
         return double(p.get_int("res")) * p.get_int("res") * p.get_int("batch");
       })
       .needs([](const Point& p) {
-        const TrainPrecision precision =
-            parse_train_precision("resnet50_train", p.get_string("precision"));
+        const Precision precision = p.get_enum<Precision>("precision");
         return train_precision_needs(
             precision, resnet_step_bytes(precision, p.get_int("res"), p.get_int("batch")));
       })
       .make([graph](const Point& p) {
-        Config c{parse_train_precision("resnet50_train", p.get_string("precision")),
-                 p.get_bool("format", "channels_last"), p.get_int("res"), p.get_int("batch")};
+        Config c{p.get_enum<Precision>("precision"), p.get_enum<Format>("format"), p.get_int("res"),
+                 p.get_int("batch")};
         return std::make_unique<ResNetTrain>(c, graph);
       })
       .add();
 }
 
 void register_resnet50() {
-  add_resnet_family("cpu/resnet50_train", {"fp32"}, {"nchw"}, {32}, {8}, Timer::host_clock, false);
+  add_resnet_family("cpu/resnet50_train", {Precision::fp32}, {Format::nchw}, {32}, {8},
+                    Timer::host_clock, false);
 #if CUBENCH_TORCH_CUDA
-  add_resnet_family("resnet50_train", {"fp32", "tf32", "amp_fp16", "amp_bf16"},
-                    {"nchw", "channels_last"}, {224, 224, 224, 32}, {64, 128, 256, 256},
+  const std::vector<Precision> precisions = {Precision::fp32, Precision::tf32, Precision::amp_fp16,
+                                             Precision::amp_bf16};
+  const std::vector<Format> formats = {Format::nchw, Format::channels_last};
+  add_resnet_family("resnet50_train", precisions, formats, {224, 224, 224, 32}, {64, 128, 256, 256},
                     Timer::cuda_events, false);
-  add_resnet_family("resnet50_train_graph", {"fp32", "tf32", "amp_fp16", "amp_bf16"},
-                    {"nchw", "channels_last"}, {32}, {256}, Timer::cuda_events, true);
+  add_resnet_family("resnet50_train_graph", precisions, formats, {32}, {256}, Timer::cuda_events,
+                    true);
 #endif
 }
 CUBENCH_REGISTER(register_resnet50);

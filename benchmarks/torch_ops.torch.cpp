@@ -11,7 +11,6 @@
 // float64's (max |s - s_ref| / s_max), each under 30 n eps, as svd/ does.
 #include <cmath>
 #include <limits>
-#include <random>
 #include <string>
 
 #include "fixtures/cubench_torch.h"
@@ -20,30 +19,39 @@ namespace cubench {
 namespace {
 
 enum class Op { gemm, sigmoid, svd };
-
-const char* op_name(Op op) {
-  return op == Op::gemm ? "gemm" : op == Op::sigmoid ? "sigmoid" : "svd";
-}
+constexpr EnumName<Op> kOps[] = {{Op::gemm, "gemm"}, {Op::sigmoid, "sigmoid"}, {Op::svd, "svd"}};
 
 // Each operation's check that a planted fault must meet, by name (ValidationError::check).
 constexpr const char* kCheck[] = {"every element against the float64 product",
                                   "sigmoid against float64's", "singular values against float64's"};
 
-// The operation on tensors of one device; shared by the CPU and GPU cases.
-class TorchOp {
+class TorchOp final : public TorchCase {
  public:
-  TorchOp(Op op, DType t, int64_t n, torch::Device device) : op_(op), t_(t), n_(n) {
-    auto opts = torch::TensorOptions().device(device).dtype(scalar_type(t));
-    if (op == Op::sigmoid) {
-      a_ = torch::rand({n}, opts) * 16 - 8;
+  TorchOp(Op op, DType t, int64_t n)
+      : TorchCase(TorchMath{t == DType::tf32}), op_(op), t_(t), n_(n) {}
+
+  std::string fault_check() const override { return kCheck[int(op_)]; }
+
+  Work work() const override {
+    if (op_ == Op::gemm) return {model::gemm_flops(n_, n_, n_), t_, 0};
+    if (op_ == Op::sigmoid)
+      return {0, std::nullopt, model::elementwise_bytes(n_, dtype_bytes(t_), dtype_bytes(t_))};
+    return {};
+  }
+
+ private:
+  void set_up(Env&) override {
+    auto opts = torch::TensorOptions().device(device()).dtype(scalar_type(t_));
+    if (op_ == Op::sigmoid) {
+      a_ = torch::rand({n_}, opts) * 16 - 8;
       out_ = torch::empty_like(a_);
     } else {
-      a_ = torch::rand({n, n}, opts) * 2 - 1;
-      if (op == Op::gemm) b_ = torch::rand({n, n}, opts) * 2 - 1;
+      a_ = torch::rand({n_, n_}, opts) * 2 - 1;
+      if (op_ == Op::gemm) b_ = torch::rand({n_, n_}, opts) * 2 - 1;
     }
   }
 
-  void run() {
+  void timed_run(Env&) override {
     if (op_ == Op::gemm)
       out_ = torch::mm(a_, b_);
     else if (op_ == Op::sigmoid)
@@ -52,12 +60,12 @@ class TorchOp {
       svd_ = torch::linalg_svd(a_, /*full_matrices=*/false);
   }
 
-  void validate() {
+  void check(Env& env) override {
     torch::NoGradGuard no_grad;
-    run();
-    if (fault_armed_) plant_fault_now();
-    std::string what = std::string("torch ") + op_name(op_) + " " + std::string(dtype_name(t_)) +
-                       " n=" + std::to_string(n_);
+    timed_run(env);
+    if (fault_armed()) plant_armed_fault();
+    std::string what = std::string("torch ") + name_of(op_, kOps) + " " +
+                       std::string(dtype_name(t_)) + " n=" + std::to_string(n_);
     if (op_ == Op::gemm) {
       auto a = a_.to(torch::kDouble), b = b_.to(torch::kDouble);
       auto want = torch::mm(a, b);
@@ -104,29 +112,13 @@ class TorchOp {
     }
   }
 
-  // Tests only: the next validate() meets one element 10% off (gemm, sigmoid: 5%) or the middle
-  // singular value 1% off.
-  std::string arm_fault() {
-    fault_armed_ = true;
+  // The check meets one element 10% off (gemm, sigmoid: 5%) or the middle singular value 1% off.
+  std::string arm_fault(Env&) override {
     return op_ == Op::gemm      ? "the largest of the product's first 256 elements 10% off"
            : op_ == Op::sigmoid ? "output element n/2 5% off"
                                 : "the middle singular value 1% off";
   }
-  // The check that must reject the armed fault (ValidationError::check).
-  const char* fault_check() const { return kCheck[int(op_)]; }
-
-  Work work() const {
-    if (op_ == Op::gemm) return {model::gemm_flops(n_, n_, n_), t_, 0};
-    if (op_ == Op::sigmoid)
-      return {0, std::nullopt, model::elementwise_bytes(n_, dtype_bytes(t_), dtype_bytes(t_))};
-    return {};
-  }
-
- private:
-  Op op_;
-  DType t_;
-  int64_t n_;
-  void plant_fault_now() {
+  void plant_armed_fault() {
     if (op_ == Op::gemm) {  // the largest in magnitude of row 0's first 256: a typical size
       auto head = out_[0].narrow(0, 0, std::min<int64_t>(256, n_));
       head[head.abs().argmax().item<int64_t>()].mul_(1.1);
@@ -136,40 +128,11 @@ class TorchOp {
       std::get<1>(svd_)[n_ / 2].mul_(1.01);
   }
 
-  torch::Tensor a_, b_, out_;
-  std::tuple<torch::Tensor, torch::Tensor, torch::Tensor> svd_;
-  bool fault_armed_ = false;
-};
-
-// One class for the CPU and the GPU: TorchPlace says where (the family's timer decides).
-class TorchOpCase final : public BenchmarkCase {
- public:
-  TorchOpCase(Op op, DType t, int64_t n) : op_(op), t_(t), n_(n) {}
-  void setup(Env& env) override {
-    auto guard = place_.set_up(env, TorchMath{t_ == DType::tf32});
-    impl_ = std::make_unique<TorchOp>(op_, t_, n_, place_.device());
-  }
-  void run(Env&) override {
-    auto guard = place_.use();
-    impl_->run();
-  }
-  void validate(Env&) override {
-    auto guard = place_.use();
-    impl_->validate();
-  }
-  std::string plant_fault(Env&) override { return impl_->arm_fault(); }
-  std::string fault_check() const override { return impl_->fault_check(); }
-  Work work() const override { return impl_->work(); }
-  std::string label() const override {
-    return "LibTorch " + torch_compat::version() + place_.where();
-  }
-
- private:
   Op op_;
   DType t_;
   int64_t n_;
-  TorchPlace place_;
-  std::unique_ptr<TorchOp> impl_;
+  torch::Tensor a_, b_, out_;
+  std::tuple<torch::Tensor, torch::Tensor, torch::Tensor> svd_;
 };
 
 // torch/<op> on the GPU; cpu/torch/<op> on the CPU at one small size each.
@@ -178,7 +141,7 @@ void add_op_family(const std::string& prefix, Op op, std::vector<DType> dtypes,
   const char* what = op == Op::gemm      ? "torch::mm of n x n"
                      : op == Op::sigmoid ? "torch::sigmoid_out over n elements"
                                          : "torch::linalg_svd of n x n, reduced";
-  Family(prefix + op_name(op), what)
+  Family(prefix + name_of(op, kOps), what)
       .axis(dtype_axis(dtypes))
       .axis(int_axis("n", sizes))
       .main_counter(op == Op::gemm      ? "TFLOPS"
@@ -216,7 +179,7 @@ void add_op_family(const std::string& prefix, Op op, std::vector<DType> dtypes,
                                  operands + 256 * kMiB);
       })
       .make([op](const Point& p) {
-        return std::make_unique<TorchOpCase>(op, p.get_dtype(), p.get_int("n"));
+        return std::make_unique<TorchOp>(op, p.get_dtype(), p.get_int("n"));
       })
       .add();
 }

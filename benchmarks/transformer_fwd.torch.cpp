@@ -37,17 +37,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "benchmarks/models/transformer_sdpa.h"
 #include "fixtures/cubench_torch.h"
-
-#if CUBENCH_TORCH_CUDA
-#include <c10/util/Exception.h>
-#endif
 
 namespace cubench {
 namespace {
@@ -62,27 +57,37 @@ constexpr const char* kFaultParameter = "decoder.layers.0.linear1.weight";
 constexpr const char* kOutputCheck = "the output against a float64 copy";
 constexpr const char* kGradientCheck = "the gradients against a float64 copy's";
 
+enum class Mode { inference, train };
+constexpr EnumName<Mode> kModes[] = {{Mode::inference, "inference"}, {Mode::train, "train"}};
+// The C++ module's own attention, or Python's scaled_dot_product_attention on its weights.
 enum class Attention { module, sdpa };
-const char* attention_name(Attention a) { return a == Attention::module ? "module" : "sdpa"; }
+constexpr EnumName<Attention> kAttentions[] = {{Attention::module, "module"},
+                                               {Attention::sdpa, "sdpa"}};
 
-struct TransformerRun {
-  TransformerRun(bool train, Attention attention, int64_t batch, int64_t seq, torch::Device device)
-      : train_(train),
+class Transformer final : public TorchCase {
+ public:
+  Transformer(Mode mode, Attention attention, int64_t batch, int64_t seq)
+      : TorchCase(TorchMath{false}),
+        train_(mode == Mode::train),
         attention_(attention),
-        model_(torch::nn::TransformerOptions(kModel, kHeads)
-                   .num_encoder_layers(kLayers)
-                   .num_decoder_layers(kLayers)
-                   .dim_feedforward(kFeedForward)) {
-    model_->to(device);
-    input_ = torch::randn({seq, batch, kModel}, torch::TensorOptions().device(device));
+        batch_(batch),
+        seq_(seq) {}
+
+  std::string fault_check() const override { return train_ ? kGradientCheck : kOutputCheck; }
+
+  Work work() const override { return {}; }
+
+ private:
+  void set_up(Env&) override {
+    model_ = torch::nn::Transformer(torch::nn::TransformerOptions(kModel, kHeads)
+                                        .num_encoder_layers(kLayers)
+                                        .num_decoder_layers(kLayers)
+                                        .dim_feedforward(kFeedForward));
+    model_->to(device());
+    input_ = torch::randn({seq_, batch_, kModel}, torch::TensorOptions().device(device()));
   }
 
-  torch::Tensor apply(const torch::Tensor& src, const torch::Tensor& tgt) {
-    return attention_ == Attention::sdpa ? sdpa_transformer_forward(*model_, src, tgt)
-                                         : model_->forward(src, tgt);
-  }
-
-  void forward() {
+  void timed_run(Env&) override {
     model_->train(train_);
     if (train_) {
       model_->zero_grad(/*set_to_none=*/true);  // as Python's model.zero_grad(set_to_none=True)
@@ -96,14 +101,13 @@ struct TransformerRun {
     }
   }
 
-  // The checks' own test: the next validate() sees a fault, as a real bug would leave it. Train
-  // mode: the gradient of kFaultParameter negated after the checked backward; inference: a run
-  // kept for the check, then one element of its output (the largest in magnitude of its first
-  // 256) 10% off.
-  std::string plant_fault() {
+  // Train mode: the gradient of kFaultParameter negated after the checked backward; inference: a
+  // run kept for the check, then one element of its output (the largest in magnitude of its
+  // first 256) 10% off.
+  std::string arm_fault(Env& env) override {
     if (!train_) {
       keep_output_ = true;
-      forward();
+      timed_run(env);
       torch::NoGradGuard no_grad;
       auto flat = kept_.view(-1);
       const int64_t at =
@@ -112,16 +116,11 @@ struct TransformerRun {
       return "the largest of the first 256 output elements of the run the check reads made 10% "
              "larger";
     }
-    fault_armed_ = true;
     return std::string("the gradient of ") + kFaultParameter +
            " negated after the checked backward";
   }
 
-  // The sequences the check compares with float64 (the reference model costs 12 x the fp32's).
-  int64_t checked_sequences() const { return std::min<int64_t>(2, input_.size(1)); }
-
-  void validate() {
-    const bool fault = std::exchange(fault_armed_, false);
+  void check(Env&) override {
     torch::AutoGradMode grad_mode(train_);  // inference: no graph
     model_->eval();                         // dropout off: its masks cannot be reproduced
     model_->zero_grad(/*set_to_none=*/true);
@@ -153,51 +152,46 @@ struct TransformerRun {
                                 std::to_string(forward_error_) + " (tolerance " +
                                 std::to_string(kForwardTolerance) + ")",
                             kOutputCheck);
-    if (train_) check_gradients(got, want, *reference, fault);
+    if (train_) check_gradients(got, want, *reference);
   }
 
-  // What the check covers, for the label.
-  std::string check_label() const {
-    return train_ ? "train: forward and every gradient checked against float64 with dropout off"
-                  : "the first call's output checked against float64";
-  }
-
-  // The check's errors, as counters: the forward's relative L2 error, and (train) the largest
-  // parameter gradient's.
-  std::map<std::string, double> check_counters() const {
+  std::map<std::string, double> own_counters(double) const override {
     std::map<std::string, double> c = {{"forward_rel_error", forward_error_}};
     if (train_) c["max_grad_rel_error"] = gradient_error_;
+    double bytes = 0;
+    for (const auto& p : model_->parameters()) bytes += double(p.numel()) * p.element_size();
+    c["model_bytes"] = bytes;
     return c;
   }
 
-  double model_bytes() const {
-    double bytes = 0;
-    for (const auto& p : model_->parameters()) bytes += double(p.numel()) * p.element_size();
-    return bytes;
+  std::string label_detail() const override {
+    return std::string("nn::Transformer, ") +
+           (attention_ == Attention::sdpa ? "scaled_dot_product_attention" : "its own attention") +
+           "; " +
+           (train_ ? "train: forward and every gradient checked against float64 with dropout off"
+                   : "the first call's output checked against float64");
   }
 
-  bool train_;
-  Attention attention_;
-  torch::nn::Transformer model_;
-  torch::Tensor input_;
-  bool fault_armed_ = false;
-  bool keep_output_ = true;  // inference: run() keeps its output's first sequences for the check
-  torch::Tensor kept_;
-  double forward_error_ = 0, gradient_error_ = 0;
+  torch::Tensor apply(const torch::Tensor& src, const torch::Tensor& tgt) {
+    return attention_ == Attention::sdpa ? sdpa_transformer_forward(*model_, src, tgt)
+                                         : model_->forward(src, tgt);
+  }
 
- private:
+  // The sequences the check compares with float64 (the reference model costs 12 x the fp32's).
+  int64_t checked_sequences() const { return std::min<int64_t>(2, input_.size(1)); }
+
   // Backward of one loss through both models, then every parameter's gradient against the
   // float64 copy's. The loss weights the output with fixed random numbers: the output's plain
   // mean is the mean of a LayerNorm with its initial unit scale, a constant, so every gradient
   // but the last norm's would be zero (measured: 1e-17 in float64, rounding noise in fp32).
   void check_gradients(const torch::Tensor& got, const torch::Tensor& want,
-                       torch::nn::TransformerImpl& reference, bool fault) {
+                       torch::nn::TransformerImpl& reference) {
     auto weights = torch::randn(want.sizes(), want.options().requires_grad(false));
     torch::Tensor loss = (got * weights.to(got.scalar_type())).mean();
     loss.backward();
     (want * weights).mean().backward();
     auto params = model_->named_parameters();
-    if (fault) params[kFaultParameter].mutable_grad().neg_();
+    if (fault_armed()) params[kFaultParameter].mutable_grad().neg_();
     const auto ref_params = reference.named_parameters();
 
     std::string failure;
@@ -246,77 +240,28 @@ struct TransformerRun {
           "transformer backward (dropout off) differs from a float64 copy's: " + failure,
           kGradientCheck);
   }
-};
 
-// One class for the CPU and the GPU (TorchPlace says where).
-class Transformer final : public BenchmarkCase {
- public:
-  Transformer(bool train, Attention attention, int64_t batch, int64_t seq)
-      : train_(train), attention_(attention), batch_(batch), seq_(seq) {}
-
-  void setup(Env& env) override {
-    auto guard = place_.set_up(env, TorchMath{false});
-    place_.restart_memory_peaks(LibraryWorkspaces::release);
-    run_ = std::make_unique<TransformerRun>(train_, attention_, batch_, seq_, place_.device());
-  }
-
-  void run(Env&) override {
-    auto guard = place_.use();
-    try {
-      run_->forward();
-    } catch (const c10::OutOfMemoryError& e) {
-      throw OutOfMemory(std::string("PyTorch's allocator: ") + e.what_without_backtrace(), 0);
-    }
-  }
-
-  void validate(Env&) override {
-    auto guard = place_.use();
-    run_->validate();
-    // The peak counted is the benchmark's, not the check's.
-    place_.restart_memory_peaks(LibraryWorkspaces::release);
-  }
-
-  std::string plant_fault(Env&) override {
-    auto guard = place_.use();  // its forward on the case's stream, as run()'s
-    return run_->plant_fault();
-  }
-  std::string fault_check() const override { return train_ ? kGradientCheck : kOutputCheck; }
-
-  Work work() const override { return {}; }
-
-  std::map<std::string, double> counters(double) const override {
-    std::map<std::string, double> c = place_.memory_counters();
-    for (const auto& [name, value] : run_->check_counters()) c[name] = value;
-    c["model_bytes"] = run_->model_bytes();
-    return c;
-  }
-
-  std::string label() const override {
-    if (!place_.on_gpu()) return run_->check_label();
-    return "LibTorch " + torch_compat::version() + ", nn::Transformer, " +
-           (attention_ == Attention::sdpa ? "scaled_dot_product_attention" : "its own attention") +
-           "; " + run_->check_label();
-  }
-
- private:
   bool train_;
   Attention attention_;
   int64_t batch_, seq_;
-  TorchPlace place_;
-  std::unique_ptr<TransformerRun> run_;
+  torch::nn::Transformer model_{nullptr};
+  torch::Tensor input_;
+  bool keep_output_ = true;  // inference: run() keeps its output's first sequences for the check
+  torch::Tensor kept_;
+  double forward_error_ = 0, gradient_error_ = 0;
 };
 
 // transformer_fwd/<mode>/<attention>/<batch> (sequence 512) on the GPU;
 // cpu/transformer_fwd/<mode>/<attention>/2/16 on the CPU.
 void add_transformer_family(const std::string& name, std::vector<std::int64_t> batches,
                             std::int64_t cpu_seq, Timer timer) {
-  std::vector<std::string> attentions = {"module"};
-  if (torch_compat::kHasSdpa) attentions.push_back("sdpa");
+  std::vector<Attention> attentions = {Attention::module};
+  if (torch_compat::kHasSdpa) attentions.push_back(Attention::sdpa);
   Family family(name,
                 "torch::nn::Transformer (PyTorch's defaults) forward, or forward and "
                 "backward: peak memory per attention");
-  family.axis(string_axis("mode", {"inference", "train"}))
-      .axis(string_axis("attention", attentions))
+  family.axis(enum_axis("mode", kModes))
+      .axis(enum_axis("attention", kAttentions, attentions))
       .axis(int_axis("batch", batches));
   if (cpu_seq > 0) family.axis(int_axis("seq", {cpu_seq}));
   family
@@ -334,7 +279,8 @@ void add_transformer_family(const std::string& name, std::vector<std::int64_t> b
       // so in the default run the row would only repeat that.
       .default_suite([](const Point& p) {
         const std::int64_t b = p.get_int("batch");
-        if (b == 256 && p.get_bool("mode", "train") && p.get_string("attention") == "module")
+        if (b == 256 && p.get_enum<Mode>("mode") == Mode::train &&
+            p.get_enum<Attention>("attention") == Attention::module)
           return false;
         return b == 2 || b == 32 || b == 256;
       })
@@ -347,16 +293,16 @@ void add_transformer_family(const std::string& name, std::vector<std::int64_t> b
       // backward) and 280 MiB (training, SDPA); and 512 MiB for the model and LibTorch's own. So
       // training with the module's attention at 256 (150 GiB) is not run on a 141 GB GPU.
       .needs([](const Point& p) {
-        const bool train = p.get_bool("mode", "train"), sdpa = p.get_string("attention") == "sdpa";
+        const bool train = p.get_enum<Mode>("mode") == Mode::train;
+        const bool sdpa = p.get_enum<Attention>("attention") == Attention::sdpa;
         const std::uint64_t per_sequence = train ? (sdpa ? 280 : 600) : (sdpa ? 20 : 32);
         GpuNeeds needs;
         needs.device_bytes = kGiB / 2 + std::uint64_t(p.get_int("batch")) * per_sequence * kMiB;
         return needs;
       })
       .make([cpu_seq](const Point& p) {
-        const Attention a =
-            p.get_string("attention") == "sdpa" ? Attention::sdpa : Attention::module;
-        return std::make_unique<Transformer>(p.get_bool("mode", "train"), a, p.get_int("batch"),
+        return std::make_unique<Transformer>(p.get_enum<Mode>("mode"),
+                                             p.get_enum<Attention>("attention"), p.get_int("batch"),
                                              cpu_seq > 0 ? cpu_seq : 512);
       })
       .add();

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "benchmarks/models/resnet50.h"
@@ -17,7 +18,9 @@
 #include "fixtures/case/counters.h"
 #include "fixtures/detail/case/registry.h"
 #include "fixtures/libraries/torch/foreach_sgd.h"
+#include "fixtures/libraries/torch/torch_case.h"
 #include "fixtures/libraries/torch/torch_compat.h"
+#include "fixtures/libraries/torch/train_precision.h"
 #include "fixtures/support/status.h"
 #include "gpu_test.h"
 #include "smallest_cases.h"
@@ -96,6 +99,90 @@ TEST(ForeachSGD, MatchesLibTorchsSgdWithMomentum) {
   }
   sgd.zero_grad();
   EXPECT_FALSE(ours->weight.grad().defined());
+}
+
+// A LibTorch case that says what TorchCase did around its hooks: a result (one tensor) its check
+// reads, a fault armed into that check, an out-of-memory run on request.
+class ProbeCase final : public TorchCase {
+ public:
+  ProbeCase() : TorchCase(TorchMath{}) {}
+  std::vector<std::string> calls;
+  bool out_of_memory = false;
+  Work work() const override { return {}; }
+  std::string fault_check() const override { return "the probe's check"; }
+
+ private:
+  void set_up(Env&) override {
+    calls.push_back("set_up");
+    y_ = torch::zeros({4}, torch::TensorOptions().device(device()));
+  }
+  void timed_run(Env&) override {
+    calls.push_back("run");
+    if (out_of_memory) C10_THROW_ERROR(OutOfMemoryError, "no room for the probe");
+    y_.fill_(1);
+  }
+  void check(Env&) override {
+    calls.push_back("check");
+    torch::Tensor got = y_.clone();
+    if (fault_armed()) got[0] = 2;
+    if (!torch::equal(got, torch::ones({4})))
+      throw ValidationError("not ones", "the probe's check");
+  }
+  std::string arm_fault(Env&) override {
+    calls.push_back("arm");
+    return "element 0 made 2 in the check";
+  }
+  void disarm_fault(Env&) override { calls.push_back("disarm"); }
+  std::map<std::string, double> own_counters(double seconds) const override {
+    return {{"probe_seconds", seconds}};
+  }
+  std::string label_detail() const override { return "probed"; }
+
+  torch::Tensor y_;
+};
+
+// The fault is armed from plant_fault until the check that meets it, which rejects it; then it is
+// disarmed, once, and the next check accepts again.
+TEST(TorchCase, ArmsAPlantedFaultUntilTheCheckThatMeetsIt) {
+  auto env = Env::host_only(1);
+  ProbeCase c;
+  set_up_run_and_check(c, *env);
+  EXPECT_TRUE(plant_fault_and_check(c, *env, "probe").caught);
+  EXPECT_NO_THROW(c.validate(*env));
+  EXPECT_EQ(c.calls, (std::vector<std::string>{"set_up", "run", "check", "check", "arm", "check",
+                                               "disarm", "check"}));
+}
+
+// On the CPU: the label's "LibTorch <version> on the CPU" and the case's own, its own counters
+// (the allocator's are the GPU's), and PyTorch's out-of-memory error as an out-of-memory row.
+TEST(TorchCase, LabelsCountsAndReportsOutOfMemory) {
+  auto env = Env::host_only(1);
+  ProbeCase c;
+  c.setup(*env);
+  EXPECT_EQ(c.label(), "LibTorch " + torch_compat::version() + " on the CPU, probed");
+  EXPECT_EQ(c.counters(0.25), (std::map<std::string, double>{{"probe_seconds", 0.25}}));
+  c.out_of_memory = true;
+  try {
+    c.run(*env);
+    ADD_FAILURE() << "the run's out-of-memory error did not reach the harness";
+  } catch (const OutOfMemory& e) {
+    EXPECT_NE(std::string(e.what()).find("PyTorch's allocator: no room for the probe"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// An enum axis of some of a table's values: named as the table names them, in the order given;
+// a value the table leaves out is a declaration error, not a "?" in the names.
+TEST(TorchCase, EnumAxisOfSomeValuesNamesThemFromTheTable) {
+  const Axis axis =
+      enum_axis("precision", kTrainPrecisions, {TrainPrecision::amp_bf16, TrainPrecision::fp32});
+  ASSERT_EQ(axis.values.size(), 2u);
+  EXPECT_EQ(axis.values[0].name, "amp_bf16");
+  EXPECT_EQ(axis.values[1].name, "fp32");
+  EXPECT_EQ(axis.kind, AxisKind::enumeration);
+  constexpr EnumName<GraphMode> kEagerOnly[] = {{GraphMode::eager, "eager"}};
+  EXPECT_THROW(enum_axis("mode", kEagerOnly, {GraphMode::graph}), Error);
 }
 
 TEST(Transformer, SequenceFirstOutputShape) {

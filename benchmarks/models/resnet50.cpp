@@ -108,4 +108,11 @@ int64_t parameter_count(torch::nn::Module& module) {
   return n;
 }
 
+torch::Tensor to_format(ResNet50& model, const torch::Tensor& images, Format format) {
+  if (format == Format::nchw) return images;
+  for (auto& p : model->parameters())
+    if (p.dim() == 4) p.set_data(p.data().contiguous(torch::MemoryFormat::ChannelsLast));
+  return images.contiguous(torch::MemoryFormat::ChannelsLast);
+}
+
 }  // namespace cubench

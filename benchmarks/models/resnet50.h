@@ -4,6 +4,8 @@
 // seed articles' CIFAR-10 setting): the adaptive average pool takes any resolution.
 #include <torch/torch.h>
 
+#include "fixtures/cubench_torch.h"
+
 namespace cubench {
 
 struct BottleneckImpl : torch::nn::Module {
@@ -33,5 +35,13 @@ TORCH_MODULE(ResNet50);
 double resnet50_forward_flops(int64_t resolution, int64_t classes);
 
 int64_t parameter_count(torch::nn::Module& module);
+
+// How the images and the convolution weights lie in memory: NCHW, or channels-last (NHWC, the
+// layout cuDNN's tensor-core convolutions read without a transpose).
+enum class Format { nchw, channels_last };
+constexpr EnumName<Format> kFormats[] = {{Format::nchw, "nchw"},
+                                         {Format::channels_last, "channels_last"}};
+// The model's convolution weights moved to `format` in place; returns `images` in it.
+torch::Tensor to_format(ResNet50& model, const torch::Tensor& images, Format format);
 
 }  // namespace cubench
