@@ -133,6 +133,10 @@ inline int check_family_at_its_test_sizes(const std::string& family, bool on_gpu
     }
     for (const auto& counter : work->counters(1.0))
       EXPECT_NE(find_counter(counter.first), nullptr) << counter.first << " is not declared";
+    if (!planted.known_inaccuracy.empty()) {  // a library's documented miss: no fault to judge
+      std::cout << "[ KNOWN INACCURACY ] " << planted.known_inaccuracy.substr(0, 300) << "\n";
+      continue;
+    }
     if (!planted.failure.empty()) continue;  // a failure already (plant_fault_and_check)
     if (planted.fault.empty()) {
       if (family_has_no_result(family))

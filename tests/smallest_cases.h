@@ -63,7 +63,10 @@ inline std::map<std::string, const Spec*> test_case_of_each_variant(
   for (const Spec& s : registered_cases()) {
     if (s.needs_gpu() != on_gpu) continue;
     if (only && *only && !std::regex_search(s.variant(), wanted)) continue;
-    if (largest && s.in_default_suite && !s.in_default_suite()) continue;
+    if (largest && s.in_default_suite && !s.in_default_suite()) {
+      reasons.emplace(s.variant(), "no configuration in the default suite (--cubench_suite=full)");
+      continue;
+    }
     if (const std::string why = left_out_on_test_gpu(s); !why.empty()) {
       reasons.emplace(s.variant(), why);
       continue;
