@@ -16,8 +16,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.join(HERE, "..", "tools")
 sys.path.insert(0, TOOLS)
-import change_points  # noqa: E402
-import history_store  # noqa: E402
+from cubench_tools import change_points  # noqa: E402
+from cubench_tools import history_store  # noqa: E402
 
 with open(os.path.join(HERE, "data", "cuda-13.0.json")) as f:
     TEMPLATE = json.load(f)

@@ -122,7 +122,7 @@ class VerdictSentences(Rendered):
 
 
 def result(times, clock=1975.0):
-    import results
+    from cubench_tools import results
     r = results.Result("x/manual_time")
     r.times = list(times)
     r.clocks = [clock] * len(r.times)
@@ -135,12 +135,12 @@ class SentenceWords(unittest.TestCase):
     ARGS = argparse.Namespace(no_utest=False, alpha=0.05, min_effect=0.02)
 
     def outcome(self, pairs, label="13.0"):
-        import report
+        from cubench_tools import report
         judged = [report.Judgement(result(a), result(b), self.ARGS, "11.8", label) for a, b in pairs]
         return report.Outcome(label, judged, None)
 
     def clause(self, pairs, first=True):
-        import report
+        from cubench_tools import report
         return report.clause(self.outcome(pairs), "11.8", "svd", first, False)
 
     BASE = (100, 101, 99, 100.5)
@@ -152,7 +152,7 @@ class SentenceWords(unittest.TestCase):
                          "13.0 is faster than 11.8 at svd in 1 of 3 rows (2.0x) and slower in 1 (20%)")
 
     def test_small_changes_read_as_percentages_large_ones_as_multiples(self):
-        import report
+        from cubench_tools import report
         self.assertEqual(report.fmt_range([1.052, 1.08]), "5.2-8.0%")
         self.assertEqual(report.fmt_range([2.1, 3.31]), "2.1-3.3x")
         self.assertEqual(report.fmt_range([1.08, 3.3]), "1.08-3.3x")
@@ -172,7 +172,7 @@ class SentenceWords(unittest.TestCase):
                          "13.0 looks no different at svd (not tested for significance: one repetition)")
 
     def test_two_against_two_is_too_noisy_to_tell_and_says_why(self):
-        import report
+        from cubench_tools import report
         j = report.Judgement(result((100, 101)), result((50, 50.5)), self.ARGS, "11.8", "13.0")
         self.assertEqual(j.word, "too noisy to tell")
         self.assertEqual(j.significance, "p = 0.33 (2 vs 2 samples cannot reach p < 0.05)")
@@ -276,7 +276,7 @@ class OverallSentence(unittest.TestCase):
     """One build's first sentence from family standings made here: each kind counted."""
 
     def sentence(self, by_family, no_utest=False):
-        import report
+        from cubench_tools import report
         return report.overall_sentence("13.0", "11.8", by_family, no_utest)
 
     def test_each_kind_is_counted_and_named(self):
@@ -383,7 +383,7 @@ class FoldedMessages(unittest.TestCase):
         self.assertIn("[1] after a cell's words: the row's message, whole under the table.", self.md)
 
     def test_short_forms(self):
-        import report
+        from cubench_tools import report
         self.assertEqual(report.short_message("not run: needs 15.2 GiB of device memory; 14.0 GiB free of "
                                               "16.0 GiB (--cubench_memory_limit)"),
                          "not run: needs 15.2 GiB of device memory")
@@ -425,7 +425,7 @@ class BuildFieldsExplained(unittest.TestCase):
                       "it was configured on |", gb)
 
     def test_off_and_lists(self):
-        import report
+        from cubench_tools import report
         self.assertIn("OFF: CMake passed no architecture flags, so the file does not say which GPU code the "
                       "build holds", report.field_meaning("cuda_architectures", ["OFF", "90"]))
         self.assertNotIn("the same", report.field_meaning("cuda_architectures", ["OFF", "90"]))
@@ -437,7 +437,7 @@ class BuildFieldsExplained(unittest.TestCase):
 def captured_figures():
     """{chart file: (figure, its panels)} of every chart tools/plot saves while inside, laid out
     as saved."""
-    import plot
+    from cubench_tools import plot
     figures, saved = {}, plot.save
 
     def keep(plt, fig, axes, n, title, path):
@@ -480,7 +480,7 @@ class GemmEveryShape(unittest.TestCase):
         return files
 
     def test_every_shape_is_in_the_charts_data(self):
-        import plot
+        from cubench_tools import plot
         squares, others = plot.gemm_points(self.loaded())
         self.assertEqual({label: sorted(x for x, _, _ in pts) for label, pts in squares["gemm bf16"].items()},
                          {"11.8": [1024, 4096], "13.0": [1024, 4096]})
@@ -490,7 +490,7 @@ class GemmEveryShape(unittest.TestCase):
         self.assertAlmostEqual(y, 770)
 
     def test_drawn_named_and_nothing_covers_a_label(self):
-        import plot
+        from cubench_tools import plot
         with tempfile.TemporaryDirectory() as out, captured_figures() as figures:
             [chart] = plot.gemm(self.loaded(), out)[0]
             chart()
@@ -505,7 +505,7 @@ class GemmEveryShape(unittest.TestCase):
                          ["11.8", "13.0", "hollow: m, n, k not all equal (named), at (m*n*k)^(1/3)"])
 
     def test_square_shapes_alone_keep_the_square_chart(self):
-        import plot
+        from cubench_tools import plot
         loaded = [(label, ctx, {n: r for n, r in rows.items() if "11008" not in n}) for label, ctx, rows in self.loaded()]
         self.assertEqual(plot.gemm_points(loaded)[1], {})
         with tempfile.TemporaryDirectory() as out, captured_figures() as figures:
@@ -554,8 +554,8 @@ class ReportCharts(unittest.TestCase):
     one GPU left out, with a note), and none has its title, legend or labels clipped or covered."""
 
     def test_every_timed_row_is_drawn_and_laid_out(self):
-        import plot
-        import results
+        from cubench_tools import plot
+        from cubench_tools import results
         loaded = [(t,) + results.load(fixture(t)) for t in TOOLKITS]
         with tempfile.TemporaryDirectory() as out, captured_figures() as figures:
             charts, notes = plot.charts_for(loaded, out)
@@ -792,7 +792,7 @@ class RunMatrixEndsWithTheReport(unittest.TestCase):
     command, the report is written from them, its path and the wall time are the last lines."""
 
     def test_report_after_the_merges(self):
-        import run_matrix
+        from cubench_tools import run_matrix
 
         def fake_run(binary, args, out_path, what):  # a "process": the fixture of its toolkit
             toolkit = os.path.basename(os.path.dirname(binary))[len("cuda-"):]
@@ -833,7 +833,7 @@ class RunMatrixEndsWithTheReport(unittest.TestCase):
             self.assertTrue(os.path.isfile(stem + ".html"))
 
     def test_one_process_files_get_the_command_too(self):
-        import run_matrix
+        from cubench_tools import run_matrix
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "cuda-13.0.json")
             shutil.copy(fixture("13.0"), path)
@@ -844,7 +844,7 @@ class RunMatrixEndsWithTheReport(unittest.TestCase):
             self.assertEqual(len(doc["benchmarks"]), 40)
 
     def test_a_failed_report_is_said_and_fails_the_matrix(self):
-        import run_matrix
+        from cubench_tools import run_matrix
         err = io.StringIO()
         with tempfile.TemporaryDirectory() as d, contextlib.redirect_stderr(err):
             self.assertIsNone(run_matrix.write_report([fixture("11.8"), os.path.join(d, "gone.json")], d))

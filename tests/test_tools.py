@@ -192,7 +192,7 @@ class NumericContext(unittest.TestCase):
         self.dir.cleanup()
 
     def test_read_gives_text(self):
-        import results
+        from cubench_tools import results
         context = results.read(self.path)["context"]
         self.assertEqual({k: context[k] for k in ("gpu", "cuda_toolkit", "cublas", "date", "processes",
                                                   "copy_ceiling_GBps")},
@@ -244,14 +244,14 @@ class TimeUnits(unittest.TestCase):
     unit that keeps its time at 100 or more (three significant digits)."""
 
     def test_the_largest_unit_with_three_digits(self):
-        import compare
+        from cubench_tools import compare
         for us, unit in ((550.0, "us"), (100.0, "us"), (99.9, "ns"), (4.66, "ns"), (0.05, "ns"),
                          (1600.0, "us"), (250e3, "ms"), (99.9e3, "us"), (2.5e8, "s"), (1e5, "ms")):
             with self.subTest(us=us):
                 self.assertEqual(compare.time_unit_for(us), unit)
 
     def test_a_row_in_its_unit(self):
-        import compare
+        from cubench_tools import compare
         row = {"name": "x", "real_time": 0.55, "cpu_time": 2.0, "time_unit": "ms"}
         self.assertEqual(compare.in_unit(row, "us"),
                          {"name": "x", "real_time": 550.0, "cpu_time": 2000.0, "time_unit": "us"})
@@ -261,7 +261,7 @@ class TimeUnits(unittest.TestCase):
         self.assertTrue(compare.is_a_time({"run_type": "aggregate", "aggregate_name": "median"}))
 
     def test_an_error_reason_is_shortened(self):
-        import compare
+        from cubench_tools import compare
         name = "svd/gesvdp/fp32/2048/manual_time"
         long = "svd/gesvdp/fp32/2048: inaccurate here, reported, not timed: " + "x" * 100
         short = compare.short_reason(name, long)
@@ -430,7 +430,7 @@ class ColourOnlyOnATerminal(unittest.TestCase):
         self.assertNotIn(ESC, self.compare_on_a_terminal("--no-color", NO_COLOR=None))
 
     def test_colour_wanted(self):
-        import cli
+        from cubench_tools import cli
 
         class Terminal(io.StringIO):
             def isatty(self):
@@ -611,7 +611,7 @@ class Verdicts(PairOfFiles):
         self.assertEqual(self.word(TIGHT, TIGHT, "--no-utest"), "same")
 
     def test_smallest_p_and_spread(self):
-        import compare
+        from cubench_tools import compare
         self.assertAlmostEqual(compare.smallest_p(3, 3), 0.1)
         self.assertAlmostEqual(compare.smallest_p(5, 5), 2 / 252)
         self.assertAlmostEqual(compare.spread([90.0, 95.0, 100.0, 105.0, 110.0]), 0.10)
@@ -724,7 +724,7 @@ class OneRepetition(unittest.TestCase):
         self.assertIn(",slower", r.stdout)  # --no-utest: the spread rule, which one sample passes
 
     def test_the_p_cell_is_ci_only_where_the_u_test_could_not_run(self):
-        import compare
+        from cubench_tools import compare
         self.assertEqual(compare.CI_P, "CI")
         rows, _ = self.table({"k/manual_time": (100.0, 0.5, 500)}, {"k/manual_time": (105.0, 0.5, 500)},
                              "--no-utest")
@@ -758,7 +758,7 @@ class CyclesView(PairOfFiles):
                              {"k/manual_time": ([t * 1.05 for t in times], clocks)})
         row = rows["k/manual_time"]
         a = samples_file(self.dir.name, "a.json", {"k/manual_time": (times, clocks)})
-        import results
+        from cubench_tools import results
         _, loaded = results.load(a)
         self.assertAlmostEqual(loaded["k/manual_time"].mcycles(), 0.15)
         self.assertAlmostEqual(float(row["cycles change %"]), 5.0, places=1)
@@ -851,7 +851,7 @@ class PlotColoursAndAxes(unittest.TestCase):
     """The figures themselves, caught before they are saved."""
 
     def figures(self, *paths):
-        import plot
+        from cubench_tools import plot
         figures = {}
         saved = plot.save
 
@@ -971,7 +971,7 @@ class SchemaFiles(unittest.TestCase):
         return {row["benchmark"]: row for row in csv.DictReader(io.StringIO(r.stdout))}
 
     def test_results_read_the_schema_and_every_counter(self):
-        import results
+        from cubench_tools import results
         context, loaded = results.load(self.a)
         schema = results.schema_of(context)
         self.assertEqual(schema.counters["widgets_per_s"].unit, "widget/s")
@@ -993,7 +993,7 @@ class SchemaFiles(unittest.TestCase):
         self.assertEqual(results.better("sm_clock_MHz", schema), "none")
 
     def test_files_without_a_schema_fall_back(self):
-        import results
+        from cubench_tools import results
         context, loaded = results.load(data("torch-h200.json"))
         self.assertIsNone(results.schema_of(context))
         self.assertIsNone(results.merged_schema([context]))
@@ -1011,7 +1011,7 @@ class SchemaFiles(unittest.TestCase):
                          ["higher", "lower", "lower", "none", "none"])
 
     def test_merged_schema_first_file_wins(self):
-        import results
+        from cubench_tools import results
         other = json.loads(json.dumps(TOY_SCHEMA))
         other["counters"]["widgets_per_s"]["unit"] = "widget/min"
         other["counters"]["gizmos"] = {"unit": "gizmo", "better": "higher", "description": ""}
@@ -1119,8 +1119,8 @@ class SchemaFiles(unittest.TestCase):
                          [to_hex("C0"), to_hex("C1")])
 
     def test_plot_functions_work_without_main(self):
-        import plot
-        import results
+        from cubench_tools import plot
+        from cubench_tools import results
         loaded = [(f"file {i}",) + results.load(p) for i, p in enumerate((self.a, self.b))]
         with tempfile.TemporaryDirectory() as out:
             first = plot.charts_for(loaded, out)
@@ -1281,8 +1281,8 @@ class WhatRan(unittest.TestCase):
             self.assertNotIn("- toy/gadget", r.stdout)
 
     def test_only_the_algorithm_and_kernels_count_not_the_figures_beside_them(self):
-        import compare
-        import results
+        from cubench_tools import compare
+        from cubench_tools import results
 
         def what_ran(label):  # a row of a file before version 3: its notes read from its label
             r = results.Result("gemm/bf16/256/256/256/manual_time")
@@ -1356,7 +1356,7 @@ class BadSchema(unittest.TestCase):
                         assert_one_line_error(self, r, r"^tools/[a-z-]+: " + re.escape(f"{path}: {expect}"))
 
     def test_an_undeclared_text_field_is_not_a_counter(self):
-        import results
+        from cubench_tools import results
         with tempfile.TemporaryDirectory() as d:
             path = self.write(d, TOY_SCHEMA)
             with open(path) as f:
@@ -1474,7 +1474,7 @@ class CutMidWrite(unittest.TestCase):
                          [("gemm/bf16/4096/4096/4096/manual_time", 200)] * 2)  # the lower of 200, 201
 
     def test_every_cut_point_loads_its_complete_rows_or_says_why_not(self):
-        import results
+        from cubench_tools import results
         with open(data("cuda-13.0.json")) as f:
             text = f.read()
         whole = json.loads(text)["benchmarks"]
@@ -1633,7 +1633,7 @@ class RunMatrix(unittest.TestCase):
             self.assertEqual(self.list_presets(None, d)["cuda-12.4"], ("available", os.path.join(d, "bin", "nvcc")))
 
     def test_a_default_list_takes_the_first_folder_with_an_nvcc(self):
-        import run_matrix
+        from cubench_tools import run_matrix
         with tempfile.TemporaryDirectory() as d:
             a, b = os.path.join(d, "a"), os.path.join(d, "b")
             cache = {"CUBENCH_CUDA_ROOT_DEFAULT": f"{a};{b}"}
@@ -1665,11 +1665,11 @@ class RunMatrixCommand(unittest.TestCase):
     """What run-matrix would run and say, without building anything."""
 
     def command(self, *argv):
-        import run_matrix
+        from cubench_tools import run_matrix
         return run_matrix.suite_command("build/x/cubench", run_matrix.parse_args(list(argv)), "out.json")
 
     def test_defaults_are_the_rule_the_aa_passed(self):
-        import run_matrix
+        from cubench_tools import run_matrix
         args = run_matrix.parse_args([])
         self.assertEqual((args.processes, args.repetitions, args.min_time, args.suite), (4, 1, None, None))
         self.assertEqual(self.command(), [
@@ -1689,7 +1689,7 @@ class RunMatrixCommand(unittest.TestCase):
         self.assertEqual(self.command("--kernels")[-1], "--cubench_kernels=on")
 
     def test_toolkits_in_upgrade_order_and_a_table_per_step(self):
-        import run_matrix
+        from cubench_tools import run_matrix
         self.assertEqual(sorted(["cuda-13.0", "cuda-9.2", "mine", "cuda-11.8", "cuda-12.4"],
                                 key=run_matrix.toolkit_order),
                          ["cuda-9.2", "cuda-11.8", "cuda-12.4", "cuda-13.0", "mine"])
@@ -1720,7 +1720,7 @@ class RunMatrixCommand(unittest.TestCase):
                 assert_one_line_error(self, r, "^tools/run-matrix: " + pattern)
 
     def test_cubench_progress_is_relayed_once_led_by_the_process(self):
-        import run_matrix
+        from cubench_tools import run_matrix
         with tempfile.TemporaryDirectory() as d:
             fake = os.path.join(d, "cubench")
             with open(fake, "w") as f:
@@ -1745,7 +1745,7 @@ class RunMatrixCommand(unittest.TestCase):
             "ETA 0 min 0 s"])
 
     def test_wall_time_reads_as_minutes_and_seconds(self):
-        import run_matrix
+        from cubench_tools import run_matrix
         self.assertEqual([run_matrix.fmt_duration(s) for s in (0.2, 52, 60, 842.4)],
                          ["0 s", "52 s", "1 min 0 s", "14 min 2 s"])
 
@@ -1754,7 +1754,7 @@ class ExitPath(unittest.TestCase):
     """tools/cli.py's run(): the one way out of every tool."""
 
     def outcome(self, exception):
-        import cli
+        from cubench_tools import cli
 
         def main(argv):
             raise exception
@@ -1772,7 +1772,7 @@ class ExitPath(unittest.TestCase):
         self.assertRegex(err, r"^tools/x: internal error \(ZeroDivisionError: float division by zero\); this is a bug")
 
     def test_bad_input_and_os_errors_are_one_line_with_status_2(self):
-        import results
+        from cubench_tools import results
         for exception, line in ((results.InputError("a.json: not JSON\nsecond line"), "tools/x: a.json: not JSON / second line"),
                                 (PermissionError(13, "Permission denied", "out.json"), "tools/x: out.json: Permission denied")):
             with self.subTest(exception=exception):
@@ -1832,7 +1832,7 @@ class WhereTheTimeWent(unittest.TestCase):
         self.assertIn("| launch/empty | 1 |  | 0.0 |  |  |  | 0.0 |", lines)
         self.assertIn("| **all** | 4 |  | 0.0 |  |  |  | 0.0 |", lines)
         self.assertFalse([line for line in lines if "svd" in line])  # it failed: not a cost listed
-        import where_the_time_went as w
+        from cubench_tools import where_the_time_went as w
         with open(path) as f:
             rows = json.load(f)["benchmarks"]
         first = w.first_repetitions(rows)
@@ -1990,7 +1990,7 @@ class VersionThree(unittest.TestCase):
     file gives what its original gives."""
 
     def test_a_row_is_its_cubench_object_not_its_name_or_label(self):
-        import results
+        from cubench_tools import results
         context, loaded = results.load(v3("run-b.json"))
         r = loaded[SPLITK]
         self.assertEqual((r.family, r.axis_values, r.status), ("gemm", {"dtype": "bf16", "m": 2048, "n": 2048,
@@ -2096,7 +2096,7 @@ class VersionThree(unittest.TestCase):
         self.assertIn(f"{path}: no row finished (1 failed, 1 not run, 1 not supported): nothing to list", r.stdout)
 
     def test_merge_keeps_each_rows_cubench_object(self):
-        import results
+        from cubench_tools import results
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "merged.json")
             r = tool("merge_processes.py", out, v3("run-a.json"), v3("run-b.json"))
@@ -2169,7 +2169,7 @@ class LegacyReading(unittest.TestCase):
     Benchmark's error or skip and cubench's words for it, notes from its label."""
 
     def outcome(self, **fields):
-        import results
+        from cubench_tools import results
         row = dict(toy_row("svd/gesvd/fp32/1024/manual_time", 0, 0.0), **fields)
         o = results.legacy_outcome(row, None)
         return o.status, o.reason
@@ -2195,7 +2195,7 @@ class LegacyReading(unittest.TestCase):
                 self.assertEqual(self.outcome(**fields), expect)
 
     def test_a_skipped_row_loads_as_not_timed(self):
-        import results
+        from cubench_tools import results
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "skipped.json")
             rows = [toy_row("launch/empty/manual_time", 0, 3.4),
@@ -2210,7 +2210,7 @@ class LegacyReading(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_notes_from_the_label(self):
-        import results
+        from cubench_tools import results
         label = ("cuBLASLt algo 21, autotuned; 1 GPU: busbw is not meaningful; stopped: noise settled at 1.15% "
                  "(target 0.5%) after 80 samples; kernel: sm90_a x2; power-capped in 100% of polls (software cap "
                  "700 W); THROTTLED: thermal or hardware slowdown in 12% of polls; sync boost in <1% of polls; "

@@ -36,8 +36,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cli  # noqa: E402
-from results import InputError  # noqa: E402
+from cubench_tools import cli  # noqa: E402
+from cubench_tools.results import InputError  # noqa: E402
 
 PROG = "tools/torch_reference.py"
 

@@ -33,10 +33,10 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools"))
-import cli  # noqa: E402
-import compare  # noqa: E402
-import report  # noqa: E402
-from results import InputError, Result, family_and_axes, load, merged_schema  # noqa: E402
+from cubench_tools import cli  # noqa: E402
+from cubench_tools import compare  # noqa: E402
+from cubench_tools import report  # noqa: E402
+from cubench_tools.results import InputError, Result, family_and_axes, load, merged_schema  # noqa: E402
 
 PROG = "docs/results/h200/articles-claims-table.py"
 TOOLKITS = ("11.8", "12.4", "13.0")

@@ -25,7 +25,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(DATA, "..", "..", "tools"))
-import results  # noqa: E402
+from cubench_tools import results  # noqa: E402
 
 # The check behind each converted failed row (a version-3 row's failed_check note names it).
 CHECKS = {"svd/gesvdp/fp32/2048/manual_time": "singular values against fp64 gesvd"}

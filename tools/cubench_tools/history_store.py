@@ -21,8 +21,8 @@ import sqlite3
 import statistics
 import time
 
-import results
-from results import InputError
+from . import results
+from .results import InputError
 
 SCHEMA_VERSION = 2
 APPLICATION = "cubench-history"

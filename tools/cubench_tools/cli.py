@@ -12,8 +12,8 @@ import argparse
 import os
 import sys
 
-import results
-from results import InputError
+from . import results
+from .results import InputError
 
 EXIT_STATUS_HELP = """exit status:
   0  done

@@ -1,0 +1,195 @@
+"""A results history a team keeps: every run of every result file in one SQLite database, each
+row's figures across runs, the change points found in them and what differed there.
+
+  tools/history add FILE... [--db PATH]
+      Every row of every result file into the history (default results/history.sqlite), keyed by
+      the run's GPU, driver, toolkit and library versions, cubench revision, date, host and
+      flags; each row with its median time, the samples' spread, counters, conditions, status and
+      kernels. A file added before (the same bytes) adds nothing; a file cut mid-write, or from an
+      interrupted run, adds its complete rows and says so. One transaction per file: a crash
+      mid-add loses nothing added before it.
+  tools/history show [--db PATH] [--gpu NAME] [--filter REGEX] [--min-effect E] [--out-dir DIR]
+      Per row, its figures across runs (oldest first) and its change points, each explained by
+      what differed between the runs either side (toolkit, a library, driver, cubench revision,
+      GPU, power limit, host; the row's clock, power cap and kernels). --out-dir: a chart per
+      family (each row's time across runs, its change points marked).
+  tools/history regressions --since DATE|REVISION [--db PATH] [--gpu NAME] [--filter REGEX]
+      The rows that got significantly slower at a change point on or after DATE (as the files'
+      dates: 2026-12-01) or the first run of cubench REVISION: where it began and why. Exit
+      status 1 when there is any (a CI gate), 0 when there is none.
+
+How a change point is found (change_points.py): a step fit over the runs, as asv's, its penalty
+from the series' own run-to-run noise, then kept only where the step is at least --min-effect (2%)
+and more than three standard errors of the segments' means. --gpu keeps the runs whose GPU's name
+holds NAME: a history of a fleet mixes GPUs, whose figures are not one series.
+"""
+import os
+import re
+import sys
+
+from . import change_points
+from . import cli
+from . import history_store
+from . import results
+from .results import InputError  # noqa: E402
+
+DEFAULT_DB = os.path.join("results", "history.sqlite")
+
+
+def _arguments(argv):
+    p = cli.parser("tools/history", __doc__)
+    commands = p.add_subparsers(dest="command", required=True, parser_class=cli.Parser)
+    add = commands.add_parser("add", help="add result files")
+    add.add_argument("files", nargs="+")
+    for name in ("show", "regressions"):
+        c = commands.add_parser(name, help=f"{name} of the history")
+        c.add_argument("--gpu", help="only runs whose GPU's name holds this")
+        c.add_argument("--filter", help="only rows whose name matches this regex")
+        c.add_argument("--min-effect", type=float, default=0.02,
+                       help="the least step a change point is (default 0.02: 2%%)")
+        if name == "show":
+            c.add_argument("--out-dir", help="a chart per family here")
+        else:
+            c.add_argument("--since", required=True, help="DATE (2026-12-01) or a cubench revision")
+    for c in (add, *[commands.choices[n] for n in ("show", "regressions")]):
+        c.add_argument("--db", default=DEFAULT_DB, help=f"the history's file (default {DEFAULT_DB})")
+    args = p.parse_args(argv)
+    if args.command != "add" and not 0 < args.min_effect < 1:
+        raise InputError(f"--min-effect {args.min_effect}: takes a fraction between 0 and 1 (0.02: 2%)")
+    if getattr(args, "filter", None):
+        try:
+            args.filter = re.compile(args.filter)
+        except re.error as e:
+            raise InputError(f"--filter {args.filter!r}: not a valid regex: {e}")
+    return args
+
+
+def add(args):
+    if args.db == DEFAULT_DB:  # the default's folder is made; a named one must exist
+        os.makedirs(os.path.dirname(args.db), exist_ok=True)
+    db = history_store.connect(args.db)
+    for path in args.files:
+        rows, why = history_store.add_file(db, path)
+        print(f"{path}: {why}" if rows == 0 and why else
+              f"{path}: {rows} rows added" + (f" ({why})" if why else ""))
+    return 0
+
+
+def _short(value, width=10):
+    value = str(value or "")
+    return value if len(value) <= width else value[:width]
+
+
+def _time(us):
+    for unit, scale in (("s", 1e6), ("ms", 1e3), ("us", 1.0)):
+        if us >= scale:
+            return f"{us / scale:.4g} {unit}"
+    return f"{us * 1e3:.4g} ns"
+
+
+def changes_of(series, min_effect):
+    """{name: [(index, ratio, words)]}: every row's change points, explained."""
+    out = {}
+    for name, points in series.items():
+        found = change_points.find(points, min_effect)
+        out[name] = [(i, ratio, change_points.explain(points[before], points[i]))
+                     for i, ratio, before in found]
+    return out
+
+
+def trend_charts(out_dir, series, changes, prefix=""):
+    """A chart per family of each row's time across the runs, its change points dotted: the paths."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    families = {}
+    for name in series:
+        family = series[name][-1]["family"] or results.family_and_axes(name)[0]
+        families.setdefault(family, []).append(name)
+    written = []
+    for family, names in sorted(families.items()):
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        for name in names:
+            times = [p["median_us"] for p in series[name]]
+            (line,) = ax.plot(range(1, len(times) + 1), times, marker="o", label=name)
+            for i, _, _ in changes[name]:
+                ax.axvline(i + 0.5, color=line.get_color(), linestyle=":", alpha=0.7)
+        ax.set_yscale("log")
+        ax.set_xlabel("run (oldest first); dotted: a change point")
+        ax.set_ylabel("time (us)")
+        ax.set_title(f"{family}: time across the history's runs")
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        fig.tight_layout()
+        path = os.path.join(out_dir, prefix + re.sub(r"[^A-Za-z0-9_.-]", "_", family) + ".png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def show(args):
+    db = history_store.connect(args.db, create=False)
+    series = history_store.series(db, args.filter, args.gpu)
+    if not series:
+        raise InputError(f"{args.db}: no measured rows match (--filter, --gpu)")
+    changes = changes_of(series, args.min_effect)
+    for name, points in series.items():
+        print(f"\n### {name}\n")
+        print("| run | date | cubench | CUDA | cuBLAS | GPU | time | spread | change |")
+        print("|---:|---|---|---|---|---|---:|---:|---|")
+        at = {i: (ratio, words) for i, ratio, words in changes[name]}
+        for k, p in enumerate(points):
+            f = p["fields"]
+            mark = ""
+            if k in at:
+                ratio, words = at[k]
+                mark = f"{'slower' if ratio > 1 else 'faster'} x{ratio:.3g}: {words}"
+            spread = "" if p["spread"] is None else f"{100 * p['spread']:.2g}%"
+            print(f"| {k + 1} | {_short(p['date'], 19)} | {_short(f.get('git_revision'), 12)} | "
+                  f"{f.get('cuda_toolkit', '')} | {f.get('cublas', '')} | {f.get('gpu', '')} | "
+                  f"{_time(p['median_us'])} | {spread} | {mark} |")
+    found = sum(len(c) for c in changes.values())
+    runs = len({p["run"] for points in series.values() for p in points})
+    print(f"\n{len(series)} rows over {runs} runs; {found} change points "
+          f"(a step fit, kept where at least {args.min_effect:.0%} and beyond three standard errors); "
+          "spread: the interquartile range over the median of a run's repetitions or processes, "
+          "or, of one repetition, its samples' cv")
+    if args.out_dir:
+        for path in trend_charts(cli.output_dir(args.out_dir), series, changes):
+            print(path)
+    return 0
+
+
+def _since_index(points, since):
+    """The index of the first point on or after `since` (a date, or a revision's first run)."""
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", since):
+        return next((k for k, p in enumerate(points) if (p["date"] or "") >= since), None)
+    return next((k for k, p in enumerate(points)
+                 if (p["fields"].get("git_revision") or "").startswith(since)), None)
+
+
+def regressions(args):
+    db = history_store.connect(args.db, create=False)
+    series = history_store.series(db, args.filter, args.gpu)
+    if not series:
+        raise InputError(f"{args.db}: no measured rows match (--filter, --gpu)")
+    if not any(_since_index(points, args.since) is not None for points in series.values()):
+        raise InputError(f"--since {args.since}: no run of the history is on or after it")
+    slower = []
+    for name, found in changes_of(series, args.min_effect).items():
+        first = _since_index(series[name], args.since)
+        for i, ratio, words in found:
+            if first is not None and i >= first and ratio > 1:
+                p = series[name][i]
+                slower.append(f"{name}: {100 * (ratio - 1):.1f}% slower from run {i + 1} "
+                              f"({p['date']}, {p['path']}): {words}")
+    for line in slower:
+        print(line)
+    print(f"{len(slower)} row(s) significantly slower since {args.since}")
+    return 1 if slower else 0
+
+
+def main(argv):
+    args = _arguments(argv)
+    return {"add": add, "show": show, "regressions": regressions}[args.command](args)
+
