@@ -9,6 +9,7 @@ Exit status, for every tool:
      (`tools/NAME: internal error ...`): one line on stderr as well
 """
 import argparse
+import contextlib
 import os
 import sys
 
@@ -93,24 +94,47 @@ def output_dir(path, option="--out-dir"):
     """Creates the directory path (and its parents) or says in one line why it cannot be."""
     if os.path.exists(path) and not os.path.isdir(path):
         raise InputError(f"{option} {path}: exists and is not a directory")
+    created = not os.path.exists(path)
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as e:
         raise InputError(f"{option} {path}: cannot create it: {e.strerror}")
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise InputError(f"{option} {path}: not writable")
+    try:  # a file made and removed in it: os.access says yes to root wherever the mode allows
+        _probe_new_file(os.path.join(path, f".cubench-probe{os.getpid()}"))
+    except OSError as e:
+        if created:
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
+        raise InputError(f"{option} {path}: not writable: {e.strerror}")
     return path
 
 
+def _probe_new_file(path):
+    """Creates path (which must not exist) for writing, then removes it: raises the OSError that
+    writing there would meet (EACCES, EROFS, ENOENT under /proc...)."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    os.remove(path)
+
+
 def check_output_file(path, what="output"):
-    """Raises InputError unless path can be written as a file (before any work is done)."""
+    """Raises InputError unless path can be written as a file (before any work is done): found
+    out by opening it for writing, or by creating it and a file beside it (as write_file's
+    temporary one), each removed again, so that the check leaves nothing behind. os.access would
+    not do: it says yes to root for a file under /proc or on a read-only file system."""
     if os.path.isdir(path):
         raise InputError(f"{what} {path}: is a directory; name a file")
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise InputError(f"{what} {path}: its directory {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise InputError(f"{what} {path}: not writable")
+    try:
+        if os.path.exists(path):  # opened as it is: not truncated, not blocked on by a FIFO
+            os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK))
+        else:
+            with contextlib.suppress(FileExistsError):  # made meanwhile by another: probed below
+                _probe_new_file(path)
+        _probe_new_file(f"{path}.tmp{os.getpid()}")  # write_file's temporary one, and the rename
+    except OSError as e:
+        raise InputError(f"{what} {path}: cannot write: {e.strerror}")
 
 
 def write_file(path, text, what="output"):
