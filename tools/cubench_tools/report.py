@@ -52,9 +52,10 @@ import statistics
 import sys
 
 from . import cli
-from . import compare
 from . import plot
-from .compare import FASTER, SLOWER, TOO_NOISY  # noqa: E402
+from . import rows as rowsel
+from . import verdicts
+from .verdicts import FASTER, SAME, SLOWER, TOO_NOISY
 from .page import (Bullets, Chart, Code, CodeBlock, Folded, Heading, Paragraph, Strong,  # noqa: E402
                          Table, Verdict, html_page, markdown)
 from .results import (MEASURED, NOT_BUILT_FIELD, SCHEMA_FIELD, SKIPS, InputError, label_of,  # noqa: E402
@@ -104,20 +105,18 @@ def parse_args(argv):
                    help="rewrite names before matching, as tools/compare's")
     p.add_argument("--rename-in", action="append", default=[], metavar="N:REGEX=REPLACEMENT",
                    help="as --rename, in the Nth file only (1-based)")
-    p.add_argument("--alpha", type=float, help=f"significance level (default {compare.DEFAULT_ALPHA})")
-    p.add_argument("--min-effect", type=float,
-                   help=f"smallest relative change called a change (default {compare.DEFAULT_MIN_EFFECT})")
+    p.add_argument("--alpha", type=float, default=verdicts.DEFAULT_ALPHA,
+                   help=f"significance level (default {verdicts.DEFAULT_ALPHA})")
+    p.add_argument("--min-effect", type=float, default=verdicts.DEFAULT_MIN_EFFECT,
+                   help=f"smallest relative change called a change (default {verdicts.DEFAULT_MIN_EFFECT})")
     p.add_argument("--no-utest", action="store_true", help="no significance test (the spread rule alone)")
     p.add_argument("--history", metavar="DB",
                    help="a tools/history database: a trend chart per family of the compared rows "
                         "across its runs on the base build's GPU, change points marked")
     args = p.parse_args(argv)
     args.filter_given = args.filter is not None
-    for dest, default in (("filter", "."), ("alpha", compare.DEFAULT_ALPHA),
-                          ("min_effect", compare.DEFAULT_MIN_EFFECT)):
-        if getattr(args, dest) is None:
-            setattr(args, dest, default)
-    compare.check_significance_options(args)
+    args.filter = "." if args.filter is None else args.filter
+    verdicts.check_options(args.alpha, args.min_effect)
     if len(args.files) < 2:
         raise InputError("needs two result files or more, one per build (the base first), "
                          f"got {len(args.files)}")
@@ -138,6 +137,10 @@ def label_and_path(spec):
 def output_paths(out):
     """(PATH.md, PATH.html, PATH-charts) for --out PATH (a .md or .html ending is let be)."""
     stem = re.sub(r"\.(md|html)$", "", out)
+    # '', '.md', 'dir/' or '.' name no file: their outputs would be hidden ones (.md, .html, -charts)
+    if os.path.basename(stem) in ("", ".", ".."):
+        raise InputError(f"--out {out!r}: names no file; give PATH for PATH.md, PATH.html and "
+                         "PATH-charts/ (e.g. --out report)")
     return stem + ".md", stem + ".html", stem + "-charts"
 
 
@@ -147,6 +150,8 @@ def check_outputs(md_path, html_path, charts_dir):
     cli.check_output_file(html_path, "--out")
     if os.path.exists(charts_dir) and not os.path.isdir(charts_dir):
         raise InputError(f"--out {charts_dir}: exists and is not a directory (the charts' folder)")
+    if os.path.isdir(charts_dir):  # one there already is written into: found out now, not after
+        cli.output_dir(charts_dir, "--out")
 
 
 # --- the builds and their rows --------------------------------------------------------------------
@@ -158,6 +163,9 @@ class Build:
         self.label, self.path, self.context, self.results = label, path, context, results
         self.not_built = not_built_of(context, path)
         self.not_run = not_run_of(context, path)
+
+    def processes(self):
+        return verdicts.processes_of(self.context)
 
     def repetitions(self):
         """The most samples any row of the file has (a merged file's sample is a process)."""
@@ -196,7 +204,7 @@ def not_run_of(context, path):
 
 def load_builds(args):
     specs = [label_and_path(spec) for spec in args.files]
-    rules = compare.rename_rules(args)
+    rules = rowsel.rename_rules(args.files, args.rename, args.rename_in)
     read = [(label, path) + load(path, file_rules) for (label, path), file_rules in zip(specs, rules)]
     labels = build_labels([(label, path, ctx) for label, path, ctx, _ in read])
     return [Build(lab, path, ctx, res) for lab, (_, path, ctx, res) in zip(labels, read)]
@@ -204,15 +212,13 @@ def load_builds(args):
 
 def build_labels(specs):
     """Each build's label: the one given, else the stack its file names; never two alike (two
-    given alike is an error; two files of one stack get their file names too, as in compare)."""
+    given alike is an error; files of one stack are told apart as tools/compare tells them)."""
     given = [label for label, _, _ in specs if label is not None]
     twice = sorted({label for label in given if given.count(label) > 1})
     if twice:
         raise InputError(f"two files are labelled '{twice[0]}': a label names one build")
-    labels = [label if label is not None else label_of(path, ctx) for label, path, ctx in specs]
-    labels = [lab if labels.count(lab) == 1 or label is not None else f"{lab} [{os.path.basename(path)}]"
-              for lab, (label, path, _) in zip(labels, specs)]
-    return [lab if labels.count(lab) == 1 else f"{lab} #{i + 1}" for i, lab in enumerate(labels)]
+    return rowsel.unique_labels([path for _, path, _ in specs], [ctx for _, _, ctx in specs],
+                                [label for label, _, _ in specs])
 
 
 def timed(result):
@@ -220,36 +226,25 @@ def timed(result):
 
 
 class Judgement:
-    """One row of one build against the base: compare's verdict on the time, with what the page
-    says about it."""
+    """One row of one build against the base: the verdict on its time (verdicts.judge, the rule
+    every tool uses), with what the page says about it."""
 
-    def __init__(self, base, other, args, base_label, label):
-        single = [lab for lab, r in ((base_label, base), (label, other)) if len(r.times) < 2]
-        # compare's U test refuses a side of one sample; the page then judges by the spread rule
-        # alone (as --no-utest) and says the row was not tested, instead of refusing the files.
-        self.untested = bool(single) and not args.no_utest
-        self.rule = "no-utest" if self.untested or args.no_utest else "utest"  # compare's names
-        rule = args
-        if self.untested:
-            rule = copy.copy(args)
-            rule.no_utest = True
-        _, self.p, self.word = compare.verdict(base, other, rule)  # the change: as speedup below
+    def __init__(self, base, other, args, base_processes, processes):
+        self.verdict = verdicts.judge(base, other, base_processes, processes, args.alpha,
+                                      args.min_effect, args.no_utest)
+        self.word, self.p = self.verdict.word, self.verdict.p
         self.speedup = base.median_time() / other.median_time()
-        self.cycles_change = (other.mcycles() / base.mcycles() - 1) * 100  # NaN without clocks
-        clock_b, clock_o = base.median("sm_clock_MHz"), other.median("sm_clock_MHz")
-        self.clock_mark = clock_b > 0 and clock_o > 0 and abs(clock_o / clock_b - 1) > compare.CLOCK_MARK
-        self.significance = self.significance_text(base, other, args, single)
+        self.cycles_change = other.mcycles() / base.mcycles() - 1  # NaN without clocks
+        self.clock_mark = rowsel.clock_differs(base, other)
+        self.significance = self.significance_text()
 
-    def significance_text(self, base, other, args, single):
-        if self.untested:
-            return f"not tested: one repetition in {' and '.join(single)}"
-        if args.no_utest:
-            return "no U test (--no-utest)"
-        text = f"p = {self.p:.2g}"
-        floor = compare.smallest_p(len(base.times), len(other.times))
-        if floor >= args.alpha:
-            text += f" ({len(base.times)} vs {len(other.times)} samples cannot reach p < {args.alpha:g})"
-        return text
+    def significance_text(self):
+        v = self.verdict
+        if v.rule == verdicts.ONE_PROCESS:
+            return "one process a side" + (f": {v.why}" if v.why else "")
+        if v.rule == verdicts.NO_UTEST:
+            return "no U test (--no-utest)" + (f": {v.why}" if v.why else "")
+        return f"p = {v.p:.2g}" + (f" ({v.why})" if v.why else "")
 
 
 class Comparison:
@@ -259,7 +254,7 @@ class Comparison:
     def __init__(self, builds, args):
         self.builds, self.base, self.others, self.args = builds, builds[0], builds[1:], args
         self.schema = merged_schema([b.context for b in builds])
-        self.left_out = compare.LeftOut([(b.path, b.context, b.results) for b in builds], self.schema)
+        self.left_out = rowsel.LeftOut([(b.path, b.context, b.results) for b in builds], self.schema)
         self.names = self.compared_names()
         self.family = {n: self.family_of(n) for n in self.names}
         self.judgements = {}
@@ -267,10 +262,11 @@ class Comparison:
             for i, b in enumerate(builds[1:], 1):
                 base_r, r = self.base.results.get(n), b.results.get(n)
                 if timed(base_r) and timed(r):
-                    self.judgements[(n, i)] = Judgement(base_r, r, args, self.base.label, b.label)
+                    self.judgements[(n, i)] = Judgement(base_r, r, args, self.base.processes(),
+                                                        b.processes())
 
     def compared_names(self):
-        wanted = compare.name_filter(self.args)
+        wanted = rowsel.name_filter(self.args.filter)
         base = self.base.results
         if self.args.filter_given and not any(wanted.search(n) for n in base):
             raise InputError(f"--filter '{self.args.filter}' matches no benchmark of {self.base.path}")
@@ -347,20 +343,15 @@ class Outcome:
     """One build's rows of one family against the base, counted for the family's sentence."""
 
     def __init__(self, label, judgements, not_built_why):
-        tested = [j for j in judgements if not j.untested]
         self.label, self.n, self.not_built_why = label, len(judgements), not_built_why
-        self.faster = [j.speedup for j in tested if j.word == FASTER]
-        self.slower = [1 / j.speedup for j in tested if j.word == SLOWER]
-        self.noisy = sum(j.word == TOO_NOISY for j in tested)
-        self.tested = len(tested)
-        untested = [j for j in judgements if j.untested]
-        self.untested_faster = [j.speedup for j in untested if j.word == FASTER]
-        self.untested_slower = [1 / j.speedup for j in untested if j.word == SLOWER]
-        self.untested = len(untested)
+        self.faster = [j.speedup for j in judgements if j.word == FASTER]
+        self.slower = [1 / j.speedup for j in judgements if j.word == SLOWER]
+        self.noisy = sum(j.word == TOO_NOISY for j in judgements)
+        self.one_process = any(j.verdict.rule == verdicts.ONE_PROCESS for j in judgements)
 
     def weight(self):
         """The clause with the most to say comes first."""
-        return len(self.faster) + len(self.slower), len(self.untested_faster) + len(self.untested_slower)
+        return (len(self.faster) + len(self.slower),)
 
 
 def clause(outcome, base_label, family, first, no_utest):
@@ -371,41 +362,20 @@ def clause(outcome, base_label, family, first, no_utest):
         return f"{o.label} was built without {family if first else 'it'} ({o.not_built_why})"
     if o.n == 0:
         return f"{o.label} has no row of {family if first else 'it'} to compare"
-    if o.tested == 0:
-        return untested_clause(o, base_label, place)
-    kind, none = (("beyond their spread", "no change beyond the spread") if no_utest
-                  else ("significant", "no significant change"))
-    counted = f"{len(o.faster) + len(o.slower)} of {rows_word(o.tested)} {kind}"
-    if o.untested:
-        counted += f"; {rows_word(o.untested)} not tested: one repetition"
+    kind = "called" if o.one_process else ("beyond their spread" if no_utest else "significant")
+    counted = f"{len(o.faster) + len(o.slower)} of {rows_word(o.n)} {kind}"
+    noisy = f"; {o.noisy} too noisy to tell" if o.noisy else ""
     if o.faster and o.slower:
-        return (f"{o.label} is faster than {base_label} {place} in {len(o.faster)} of {rows_word(o.tested)} "
-                f"({fmt_range(o.faster)}) and slower in {len(o.slower)} ({fmt_range(o.slower)})"
-                + (f" ({rows_word(o.untested)} not tested: one repetition)" if o.untested else ""))
+        return (f"{o.label} is faster than {base_label} {place} in {len(o.faster)} of {rows_word(o.n)} "
+                f"({fmt_range(o.faster)}) and slower in {len(o.slower)} ({fmt_range(o.slower)}){noisy}")
     if o.faster:
-        return f"{o.label} is {fmt_range(o.faster)} faster than {base_label} {place} ({counted})"
+        return f"{o.label} is {fmt_range(o.faster)} faster than {base_label} {place} ({counted}{noisy})"
     if o.slower:
-        return f"{o.label} is {fmt_range(o.slower)} slower than {base_label} {place} ({counted})"
+        return f"{o.label} is {fmt_range(o.slower)} slower than {base_label} {place} ({counted}{noisy})"
     if o.noisy:
-        return (f"{o.label} gained nothing {place} that the samples can show ({none}; "
-                f"{o.noisy} of {rows_word(o.tested)} too noisy to tell"
-                + (f"; {rows_word(o.untested)} not tested: one repetition" if o.untested else "") + ")")
-    return (f"{o.label} gained nothing {place} ({none}"
-            + (f"; {rows_word(o.untested)} not tested: one repetition" if o.untested else "") + ")")
-
-
-def untested_clause(o, base_label, place):
-    """A build whose rows could not be tested (one repetition): what the medians look like,
-    and that no significance is claimed."""
-    why = "not tested for significance: one repetition"
-    if o.untested_faster and not o.untested_slower:
-        return f"{o.label} looks {fmt_range(o.untested_faster)} faster than {base_label} {place}, {why}"
-    if o.untested_slower and not o.untested_faster:
-        return f"{o.label} looks {fmt_range(o.untested_slower)} slower than {base_label} {place}, {why}"
-    if o.untested_faster:
-        return (f"{o.label} looks faster than {base_label} {place} in {len(o.untested_faster)} rows and "
-                f"slower in {len(o.untested_slower)}, {why}")
-    return f"{o.label} looks no different {place} ({why})"
+        return (f"{o.label} gained nothing {place} that the samples can show ({o.noisy} of "
+                f"{rows_word(o.n)} too noisy to tell)")
+    return f"{o.label} gained nothing {place} (every row the same)"
 
 
 def family_outcomes(comparison, family, names):
@@ -441,20 +411,23 @@ def family_sentence(comparison, family, names):
 # --- the page's first sentence: the family verdicts counted ---------------------------------------
 
 FASTER_FAMILY, SLOWER_FAMILY, MIXED_FAMILY, SAME_FAMILY = "faster", "slower", "mixed", "same"
+# A family is mixed only where its rows called faster or slower split by more than this: the
+# smaller side is over a quarter of them. 21 faster and 3 slower is faster (3 of 24 is 12.5%).
+MIXED_SHARE = 0.25
 
 
 def standing(outcome):
-    """Where one build stands at one family against the base: (faster, slower, mixed or same;
-    whether its rows were tested for significance), or None where the family was not compared
-    (the build lacks it). Rows of one repetition count only where none was tested."""
+    """Where one build stands at one family against the base: faster, slower, mixed or same;
+    None where the family was not compared (the build lacks it)."""
     o = outcome
     if o.not_built_why or o.n == 0:
         return None
-    tested = o.tested > 0
-    faster, slower = (o.faster, o.slower) if tested else (o.untested_faster, o.untested_slower)
-    if faster and slower:
-        return MIXED_FAMILY, tested
-    return (FASTER_FAMILY if faster else SLOWER_FAMILY if slower else SAME_FAMILY), tested
+    faster, slower = len(o.faster), len(o.slower)
+    if not faster and not slower:
+        return SAME_FAMILY
+    if min(faster, slower) > MIXED_SHARE * (faster + slower):
+        return MIXED_FAMILY
+    return FASTER_FAMILY if faster > slower else SLOWER_FAMILY
 
 
 def standings(comparison):
@@ -468,70 +441,54 @@ def standings(comparison):
     return out
 
 
-def named_families(families):
-    shown = ", ".join(families[:compare.NAMED_IN_NOTE])
-    more = len(families) - compare.NAMED_IN_NOTE
-    return f" ({shown}{f' and {more} more' if more > 0 else ''})" if families else ""
+def judged_rows(comparison, i):
+    """[(row, Verdict)] of build i against the base, every row both timed."""
+    c = comparison
+    return [(n, c.judgements[(n, i)].verdict) for n in c.names if (n, i) in c.judgements]
 
 
-def counted(families, word, none_too=False):
-    """"faster in 4 (gemm, ...)"; "" where there are none, unless none_too ("slower in none")."""
-    if not families:
-        return f"{word} in none" if none_too else ""
-    return f"{word} in {len(families)}{named_families(families)}"
-
-
-def families_word(n):
-    return f"{n} family" if n == 1 else f"{n} families"
-
-
-def kinds_counted(words, faster, slower, mixed, same):
-    """The families counted by kind, faster first: ["faster than 11.8 in 4 of 7 families (gemm,
-    ...)", "slower in none", "faster in some rows and slower in others in 1 (startup/cuda)", ...];
-    faster, slower, mixed and same are the words for each kind."""
-    of = {kind: [f for f, w in words.items() if w == kind]
-          for kind in (FASTER_FAMILY, SLOWER_FAMILY, MIXED_FAMILY, SAME_FAMILY)}
-    first = (f"{faster} in {len(of[FASTER_FAMILY])} of {families_word(len(words))}"
-             f"{named_families(of[FASTER_FAMILY])}")
-    rest = [counted(of[SLOWER_FAMILY], slower, none_too=True), counted(of[MIXED_FAMILY], mixed),
-            counted(of[SAME_FAMILY], same)]
-    return ", ".join([first] + [part for part in rest if part])
-
-
-def overall_sentence(label, base_label, by_family, no_utest):
-    """One build against the base over the page: the family verdicts counted by kind ("13.0 is
-    faster than 11.8 in 4 of 7 families (gemm, ...), slower in none, ..."), then the families
-    whose rows could not be tested (one repetition) and those not compared."""
-    tested = {f: s[0] for f, s in by_family.items() if s is not None and s[1]}
-    untested = {f: s[0] for f, s in by_family.items() if s is not None and not s[1]}
-    not_compared = [f for f, s in by_family.items() if s is None]
-    mixed = "faster in some rows and slower in others"
-    if tested:
-        sentence = f"{label} is " + kinds_counted(
-            tested, f"faster than {base_label}", "slower", mixed,
-            "no change beyond the spread" if no_utest else "no significant change")
-        if untested:
-            more = f"{len(untested)} more famil{'y' if len(untested) == 1 else 'ies'}"
-            sentence += (f"; in {more}, not tested for significance (one "
-                         "repetition), it " + kinds_counted(untested, "looks faster", "looks slower",
-                                                             "looks " + mixed, "looks no different"))
-    elif untested:
-        sentence = (f"{label} looks " + kinds_counted(untested, f"faster than {base_label}", "slower", mixed,
-                                                      "no different")
-                    + ": not tested for significance (one repetition)")
-    else:
-        sentence = f"{label} has no family in common with {base_label} to compare"
-    if not_compared:
-        sentence += f"; not compared: {', '.join(not_compared)}"
-    return sentence + "."
+def recommendation(label, base_label, judged):
+    """One line: which build to pick for these rows, and why."""
+    c = verdicts.counts(judged)
+    faster, slower, noisy = c[FASTER], c[SLOWER], c[TOO_NOISY]
+    if not judged:
+        return f"No recommendation for {label}: no row both builds timed."
+    if faster and not slower:
+        return f"Pick {label} over {base_label}: faster in {len(faster)} rows and slower in none."
+    if slower and not faster:
+        return f"Keep {base_label}: {label} is slower in {len(slower)} rows and faster in none."
+    if faster and slower:
+        gain = statistics.geometric_mean([v.speedup for _, v in faster + slower])
+        worst = ", ".join(n for n, _ in sorted(slower, key=lambda x: x[1].speedup)[:3])
+        more = f" and {len(slower) - 3} more" if len(slower) > 3 else ""
+        if gain >= 1:
+            return (f"Pick {label} over {base_label} unless your workload is among its slower rows "
+                    f"({worst}{more}): across the {len(faster) + len(slower)} rows that changed it is "
+                    f"{gain:.3g}x faster (geometric mean).")
+        return (f"Keep {base_label} unless your workload is among {label}'s faster rows: across the "
+                f"{len(faster) + len(slower)} rows that changed {label} is {1 / gain:.3g}x slower "
+                "(geometric mean).")
+    if noisy:
+        return (f"No reason to switch to {label} that these files can show: {len(noisy)} of "
+                f"{len(judged)} rows are too noisy to tell; run more processes per build "
+                "(tools/run-matrix) to decide.")
+    return f"Either {label} or {base_label}: every row is the same."
 
 
 def overall_blocks(comparison):
-    """The page's first words: each other build against the base, over every family."""
+    """The page's first words: per other build, its rows against the base counted (the rule every
+    tool uses), then one recommendation line with its reason."""
     c = comparison
-    sentences = {label: overall_sentence(label, c.base.label, by_family, c.args.no_utest)
-                 for label, by_family in standings(c).items()}
-    return [Paragraph([Strong(label), sentence[len(label):]]) for label, sentence in sentences.items()]
+    blocks = []
+    for i, b in enumerate(c.others, 1):
+        judged = judged_rows(c, i)
+        line = verdicts.summary(b.label, c.base.label, judged) if judged else \
+            f"{b.label} against {c.base.label}: no row both timed"
+        not_compared = [f for f, st in standings(c)[b.label].items() if st is None]
+        tail = f"; not compared: {', '.join(not_compared)}." if not_compared else "."
+        blocks.append(Paragraph([Strong(b.label), line[len(b.label):] + tail]))
+        blocks.append(Paragraph(recommendation(b.label, c.base.label, judged)))
+    return blocks
 
 
 # --- the sections -----------------------------------------------------------------------------------
@@ -540,7 +497,7 @@ def cell_of(comparison, name, i):
     b = comparison.builds[i]
     r = b.results.get(name)
     if r is None:
-        return compare.NOT_BUILT if comparison.why_not_built(name, i) else "missing"
+        return rowsel.NOT_BUILT if comparison.why_not_built(name, i) else "missing"
     if r.status != MEASURED:  # its message: an error's, or a skip's (not run, not supported)
         return folded_message(r.message, name, b.label)
     return fmt_time(r.median_time()) if r.times else "missing"
@@ -604,11 +561,10 @@ def rows_notes(comparison, names):
     marks = [j for (n, _), j in c.judgements.items() if n in names and j.clock_mark]
     if marks:
         notes.append(f"! after a verdict: the SM clocks of the two builds differ by more than "
-                     f"{compare.CLOCK_MARK * 100:g}% in that row (see the GPU's conditions).")
-    # compare's judged rows: (row, build, word, cycles change %, the rule that judged it)
-    judged = [(n, c.builds[i].label, j.word, j.cycles_change, j.rule)
+                     f"{rowsel.CLOCK_MARK * 100:g}% in that row (see the GPU's conditions).")
+    judged = [(n, c.builds[i].label, j.verdict, j.cycles_change)
               for (n, i), j in c.judgements.items() if n in names]
-    clocked = compare.clock_made_it(judged, c.args, True)
+    clocked = rowsel.clock_made_it(judged, c.args.min_effect, True)
     if clocked:
         notes.append(clocked + ".")
     return notes
@@ -711,8 +667,8 @@ def throttled_text(build):
         return "not recorded"
     rows = sorted({row_title(n) for n, _ in rows_over_zero(build, "slowdown_pct")
                    + rows_over_zero(build, "throttled_samples")})
-    return "none" if not rows else f"{rows_word(len(rows))}: " + ", ".join(rows[:compare.NAMED_IN_NOTE]) + \
-        (f" and {len(rows) - compare.NAMED_IN_NOTE} more" if len(rows) > compare.NAMED_IN_NOTE else "")
+    return "none" if not rows else f"{rows_word(len(rows))}: " + ", ".join(rows[:rowsel.NAMED_IN_NOTE]) + \
+        (f" and {len(rows) - rowsel.NAMED_IN_NOTE} more" if len(rows) > rowsel.NAMED_IN_NOTE else "")
 
 
 def other_processes_text(build):
@@ -773,7 +729,7 @@ def condition_warnings(comparison):
             out.append(f"{b.label} shared the GPU with other processes ({other_processes_text(b)}).")
     marked = sorted({n for (n, _), j in c.judgements.items() if j.clock_mark})
     if marked:
-        out.append(f"The SM clock differed by more than {compare.CLOCK_MARK * 100:g}% from the base's in "
+        out.append(f"The SM clock differed by more than {rowsel.CLOCK_MARK * 100:g}% from the base's in "
                    f"{rows_word(len(marked))} (marked ! in the tables).")
     return out
 
@@ -796,19 +752,21 @@ def kernel_blocks(comparison):
     c = comparison
     rows, named = [], 0
     for n in c.names:
-        theirs = compare.what_ran(c.base.results[n]) if n in c.base.results else ""
-        named += bool(theirs)
+        named += n in c.base.results and rowsel.names_what_ran(c.base.results[n])
         for i, b in enumerate(c.others, 1):
-            mine = compare.what_ran(b.results[n]) if n in b.results else ""
-            named += bool(mine)
-            if mine and theirs and mine != theirs:
+            named += n in b.results and rowsel.names_what_ran(b.results[n])
+            differs = (rowsel.ran_differently(c.base.results[n], b.results[n])
+                       if n in c.base.results and n in b.results else None)
+            if differs:
+                mine, theirs = differs
                 j = c.judgements.get((n, i))
                 word = Verdict(f"{j.word} ({j.speedup:.2f}x)") if j is not None else ""
                 rows.append([Code(row_title(n)), b.label, word, Code(mine), Code(theirs)])
     blocks = [Heading(2, "Kernels that changed")]
     if rows:
-        blocks += [Paragraph(f"Rows whose notes name other kernels or another cuBLASLt algorithm than "
-                             f"under {c.base.label}: the library's own reason for a verdict."),
+        blocks += [Paragraph(f"Rows where both builds name what ran (kernels, or cuBLASLt's algorithm) "
+                             f"and it differs from {c.base.label}'s: the library's own reason for a "
+                             "verdict."),
                    Table(["row", "build", "verdict", "what ran there", f"what ran under {c.base.label}"],
                          rows)]
     elif named:
@@ -859,7 +817,7 @@ def skipped_rows_items(comparison):
     """Each build's rows skipped (their status: not run at their turn, not supported here),
     grouped by the reason: they are not failures, and a reader should know what was not run."""
     c, items = comparison, []
-    wanted = compare.name_filter(c.args)
+    wanted = rowsel.name_filter(c.args.filter)
     for b in c.builds:
         skipped = {}
         for n, r in b.results.items():
@@ -874,7 +832,7 @@ def skipped_rows_items(comparison):
 def missing_rows_items(comparison):
     """Rows a build lacks that its file gives no reason for, and rows only other builds ran."""
     c, items = comparison, []
-    wanted = compare.name_filter(c.args)
+    wanted = rowsel.name_filter(c.args.filter)
     for i, b in enumerate(c.others, 1):
         lacking = [n for n in c.base.results if wanted.search(n) and n not in b.results
                    and not c.why_not_built(n, i)]
@@ -890,16 +848,16 @@ def missing_rows_items(comparison):
 
 def named_rows(names):
     out = []
-    for k, n in enumerate(names[:compare.NAMED_IN_NOTE]):
+    for k, n in enumerate(names[:rowsel.NAMED_IN_NOTE]):
         out += ([", "] if k else []) + [Code(n)]
-    more = len(names) - compare.NAMED_IN_NOTE
+    more = len(names) - rowsel.NAMED_IN_NOTE
     return out + ([f" and {more} more"] if more > 0 else [])
 
 
 def memory_cell(comparison, i, names):
     build = comparison.builds[i]
     if not any(timed(build.results.get(n)) for n in names):
-        return compare.NOT_BUILT if all(comparison.why_not_built(n, i) for n in names) else "-"
+        return rowsel.NOT_BUILT if all(comparison.why_not_built(n, i) for n in names) else "-"
     peaks = [build.results[n].median("peak_mem_bytes") for n in names if timed(build.results.get(n))]
     used = [build.results[n].median("used_mem_bytes") for n in names if timed(build.results.get(n))]
     peaks, used = [v for v in peaks if not math.isnan(v)], [v for v in used if not math.isnan(v)]
@@ -920,11 +878,11 @@ def memory_changes(comparison):
             was, now = base_r.median("peak_mem_bytes"), r.median("peak_mem_bytes")
             if was > 0 and now >= 0 and abs(now / was - 1) >= MEMORY_CHANGE:
                 moved.append((n, was, now))
-        for n, was, now in moved[:compare.NAMED_IN_NOTE]:
+        for n, was, now in moved[:rowsel.NAMED_IN_NOTE]:
             items.append([Strong(b.label), ": ", Code(n), f" peaks at {fmt_bytes(now)} against "
                           f"{fmt_bytes(was)} under {c.base.label} ({(now / was - 1) * 100:+.0f}%)"])
-        if len(moved) > compare.NAMED_IN_NOTE:
-            items.append([Strong(b.label), f": and {len(moved) - compare.NAMED_IN_NOTE} more rows"])
+        if len(moved) > rowsel.NAMED_IN_NOTE:
+            items.append([Strong(b.label), f": and {len(moved) - rowsel.NAMED_IN_NOTE} more rows"])
     return items
 
 
@@ -955,7 +913,7 @@ def cost_blocks(comparison, charts):
     memory_rows = [[Code(f)] + [memory_cell(c, i, names) for i in range(len(c.builds))]
                    for f, names in c.families().items()]
     memory_rows = [row for row in memory_rows
-                   if any(cell not in ("", "-", compare.NOT_BUILT) for cell in row[1:])]
+                   if any(cell not in ("", "-", rowsel.NOT_BUILT) for cell in row[1:])]
     blocks.append(Heading(3, "Peak memory", anchor="peak-memory"))
     if memory_rows:
         blocks += [Paragraph("Per family and build, the highest over its rows of the operation's own memory "
@@ -1119,21 +1077,20 @@ def has_folded(comparison):
 
 def reading_blocks(comparison):
     c, args = comparison, comparison.args
-    items = [f"faster / slower: {verdict_rule(args)}; too noisy to tell: a change of that size could "
-             "not have been shown (too few samples, or a spread over it); same: otherwise "
-             "(docs/methodology.md, Reading a comparison).",
+    rules = [verdicts.rule_text(r, args.alpha, args.min_effect) for r in
+             (verdicts.UTEST, verdicts.NO_UTEST, verdicts.ONE_PROCESS)
+             if any(j.verdict.rule == r for j in c.judgements.values())]
+    items = [f"faster / slower: {'; or, '.join(rules) or verdict_rule(args)}; too noisy to tell: a "
+             "change the samples cannot tell from noise (why, in the significance cell); same: a "
+             f"change under {args.min_effect * 100:g}%, or one the samples could have shown and did "
+             "not (docs/methodology.md, Reading a comparison).",
              f"The rows' tables: each build's median time; speed-up: {c.base.label}'s time over the "
              "build's (above 1 is faster); ! after a verdict: the two builds' SM clocks differ by more than "
-             f"{compare.CLOCK_MARK * 100:g}% in that row"
+             f"{rowsel.CLOCK_MARK * 100:g}% in that row"
              + ("; [1] after a cell's words: the row's message, whole under the table." if has_folded(c)
                 else ".")]
-    single = [os.path.basename(b.path) for b in c.builds if not b.context.get("processes")]
-    if single and not args.no_utest:
-        items.append(compare.single_process_note(single) + ".")
-    one_rep = [b.label for b in c.builds if b.repetitions() < 2]
-    if one_rep:
-        items.append(f"{' and '.join(one_rep)}: one repetition per row, so no U test: its rows are judged "
-                     "by the change alone and no significance is claimed for them.")
+    if any(j.verdict.rule == verdicts.ONE_PROCESS for j in c.judgements.values()):
+        items.append(verdicts.ONE_PROCESS_CAVEAT + ".")
     return [Heading(2, "How to read this page"), Bullets(items)]
 
 
