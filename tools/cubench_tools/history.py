@@ -23,6 +23,7 @@ from the series' own run-to-run noise, then kept only where the step is at least
 and more than three standard errors of the segments' means. --gpu keeps the runs whose GPU's name
 holds NAME: a history of a fleet mixes GPUs, whose figures are not one series.
 """
+import datetime
 import os
 import re
 import sys
@@ -54,6 +55,13 @@ def _arguments(argv):
     for c in (add, *[commands.choices[n] for n in ("show", "regressions")]):
         c.add_argument("--db", default=DEFAULT_DB, help=f"the history's file (default {DEFAULT_DB})")
     args = p.parse_args(argv)
+    # SQLite keeps nothing of "" (a temporary database) or ":memory:": the history is a file.
+    if args.db in ("", ":memory:"):
+        raise InputError(f"--db {args.db!r}: SQLite's {'temporary' if not args.db else 'in-memory'} "
+                         "database keeps nothing; name the history's file (e.g. "
+                         f"{DEFAULT_DB}, the default)")
+    if args.command == "regressions":
+        _check_since(args.since)
     if args.command != "add" and not 0 < args.min_effect < 1:
         raise InputError(f"--min-effect {args.min_effect}: takes a fraction between 0 and 1 (0.02: 2%)")
     if getattr(args, "filter", None):
@@ -160,9 +168,23 @@ def show(args):
     return 0
 
 
+DATE_LIKE = re.compile(r"\d{4}-\d{2}-\d{2}.*")
+
+
+def _check_since(since):
+    """--since that begins as a date must be one (YYYY-MM-DD or an ISO date-time), not be read as a
+    date it is not; anything else is a revision, checked against the runs (_since_index)."""
+    if DATE_LIKE.fullmatch(since):
+        try:
+            datetime.datetime.fromisoformat(since)
+        except ValueError:
+            raise InputError(f"--since {since}: not a date (YYYY-MM-DD, or an ISO date-time such as "
+                             "2026-12-01T09:30)")
+
+
 def _since_index(points, since):
     """The index of the first point on or after `since` (a date, or a revision's first run)."""
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", since):
+    if DATE_LIKE.fullmatch(since):
         return next((k for k, p in enumerate(points) if (p["date"] or "") >= since), None)
     return next((k for k, p in enumerate(points)
                  if (p["fields"].get("git_revision") or "").startswith(since)), None)
@@ -174,6 +196,10 @@ def regressions(args):
     if not series:
         raise InputError(f"{args.db}: no measured rows match (--filter, --gpu)")
     if not any(_since_index(points, args.since) is not None for points in series.values()):
+        if not DATE_LIKE.fullmatch(args.since):  # not a date, and no run's revision either
+            raise InputError(f"--since {args.since}: not a date (YYYY-MM-DD, or an ISO date-time "
+                             "such as 2026-12-01T09:30) nor the cubench revision of any run in "
+                             f"{args.db}")
         raise InputError(f"--since {args.since}: no run of the history is on or after it")
     slower = []
     for name, found in changes_of(series, args.min_effect).items():
