@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 
 from . import results
 from .cli import parser, run
+from .results import InputError
 
 PARTS = (("setup_s", 1.0, "set-up s"), ("first_call_ms", 1e-3, "first call s"),
          ("validate_s", 1.0, "check s"), ("warmup_s", 1.0, "warm-up s"),
@@ -178,6 +179,8 @@ def main(argv):
     p.add_argument("file", help="a cubench result file (JSON)")
     p.add_argument("--rows", type=int, default=10, help="the costliest rows to list (default 10)")
     a = p.parse_args(argv)
+    if a.rows < 1:  # a count under 1 would slice from the end: the wrong rows, said as the costliest
+        raise InputError(f"--rows wants a count of at least 1, got {a.rows}")
     context, schema, first, family_of, untimed = read_rows(a.file)
     for line in notes(a.file, context, schema, first, untimed):
         print(line + "\n")
