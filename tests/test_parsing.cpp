@@ -13,6 +13,7 @@
 #include "fixtures/detail/device/seed.h"
 #include "fixtures/detail/report/context.h"
 #include "fixtures/detail/run/benchmark_flags.h"
+#include "fixtures/detail/run/command_line.h"
 #include "fixtures/detail/run/options.h"
 #include "fixtures/detail/run/runner.h"
 #include "fixtures/detail/support/compat/benchmark_compat.h"
@@ -105,6 +106,40 @@ TEST(Options, HelpGivesEachFlagOneLine) {
   }
   // A heading, fourteen flags and the line on --benchmark_min_time.
   EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), 16);
+}
+
+// The noise target is a percentage of the samples' mean: above 0, at most 100; a bad value is
+// one line naming the flag and its range.
+TEST(Options, MaxNoiseIsAPercentageAboveZeroAndAtMostAHundred) {
+  for (const auto& [flag, fraction] : {std::pair<const char*, double>{"--cubench_max_noise=0.5", 0.005},
+                                       {"--cubench_max_noise=100", 1.0},
+                                       {"--cubench_max_noise=1e-3", 1e-5}}) {
+    std::vector<std::string> args = {"cubench", flag};
+    EXPECT_DOUBLE_EQ(parse_options(args, nullptr, nullptr).stopping.max_noise, fraction) << flag;
+  }
+  for (const char* bad : {"100000", "100.5", "0", "-1", "x", "inf", "nan", ""}) {
+    std::vector<std::string> args = {"cubench", std::string("--cubench_max_noise=") + bad};
+    try {
+      parse_options(args, nullptr, nullptr);
+      ADD_FAILURE() << "accepted --cubench_max_noise=" << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("--cubench_max_noise takes a percentage above 0 "
+                                                   "and at most 100 (0.5: half a percent), got '") +
+                                           bad + "'");
+    }
+  }
+}
+
+// -h asks for help as --help does, and reaches Google Benchmark, which knows --help alone, as it.
+TEST(CommandLine, ShortHelpIsHelp) {
+  std::vector<std::string> args = {"cubench", "-h", "--benchmark_filter=gemm"};
+  EXPECT_TRUE(asks_for_help(args));
+  help_flag_for_benchmark(args);
+  EXPECT_EQ(args, (std::vector<std::string>{"cubench", "--help", "--benchmark_filter=gemm"}));
+  args = {"cubench", "--benchmark_filter=-h"};
+  EXPECT_FALSE(asks_for_help(args));
+  help_flag_for_benchmark(args);
+  EXPECT_EQ(args[1], "--benchmark_filter=-h");
 }
 
 // gemm_peak's time box: seconds, positive; a bad value is one line naming the flag.
