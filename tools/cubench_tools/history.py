@@ -14,24 +14,34 @@ row's figures across runs, the change points found in them and what differed the
       GPU, power limit, host; the row's clock, power cap and kernels). --out-dir: a chart per
       family (each row's time across runs, its change points marked).
   tools/history regressions --since DATE|REVISION [--db PATH] [--gpu NAME] [--filter REGEX]
-      The rows that got significantly slower at a change point on or after DATE (as the files'
-      dates: 2026-12-01) or the first run of cubench REVISION: where it began and why. Exit
-      status 1 when there is any (a CI gate), 0 when there is none.
+                            [--min-effect E] [--alpha A]
+      The rows whose newest run on or after DATE (as the files' dates: 2026-12-01) or the first
+      run of cubench REVISION is slower than the row's last run before it (or, where no run is
+      before it, than its first run since), by the rule tools/compare uses
+      (tools/cubench_tools/verdicts.py: a U test over processes where both runs are merged files
+      of several processes, else the one-process rule, which calls no change under 10%): each
+      with what differed between the two runs. Exit status 1 when there is any (a CI gate), 0
+      when there is none: two one-process runs of one build pass it, as they pass compare.
 
-How a change point is found (change_points.py): a step fit over the runs, as asv's, its penalty
+`show` marks, per run, the verdict against the row's run before it (the same rule) beside the
+change points. How a change point is found (change_points.py): a step fit over the runs, as asv's, its penalty
 from the series' own run-to-run noise, then kept only where the step is at least --min-effect (2%)
 and more than three standard errors of the segments' means. --gpu keeps the runs whose GPU's name
 holds NAME: a history of a fleet mixes GPUs, whose figures are not one series.
 """
 import datetime
+import math
 import os
 import re
+import statistics
 import sys
 
 from . import change_points
 from . import cli
 from . import history_store
 from . import results
+from . import rows as rowsel
+from . import verdicts
 from .results import InputError  # noqa: E402
 
 DEFAULT_DB = os.path.join("results", "history.sqlite")
@@ -46,8 +56,10 @@ def _arguments(argv):
         c = commands.add_parser(name, help=f"{name} of the history")
         c.add_argument("--gpu", help="only runs whose GPU's name holds this")
         c.add_argument("--filter", help="only rows whose name matches this regex")
-        c.add_argument("--min-effect", type=float, default=0.02,
-                       help="the least step a change point is (default 0.02: 2%%)")
+        c.add_argument("--min-effect", type=float, default=verdicts.DEFAULT_MIN_EFFECT,
+                       help="the least change called one (default 0.02: 2%%)")
+        c.add_argument("--alpha", type=float, default=verdicts.DEFAULT_ALPHA,
+                       help="the U test's significance level (default 0.05)")
         if name == "show":
             c.add_argument("--out-dir", help="a chart per family here")
         else:
@@ -62,8 +74,8 @@ def _arguments(argv):
                          f"{DEFAULT_DB}, the default)")
     if args.command == "regressions":
         _check_since(args.since)
-    if args.command != "add" and not 0 < args.min_effect < 1:
-        raise InputError(f"--min-effect {args.min_effect}: takes a fraction between 0 and 1 (0.02: 2%)")
+    if args.command != "add":
+        verdicts.check_options(args.alpha, args.min_effect)
     if getattr(args, "filter", None):
         try:
             args.filter = re.compile(args.filter)
@@ -83,16 +95,32 @@ def add(args):
     return 0
 
 
-def _short(value, width=10):
-    value = str(value or "")
-    return value if len(value) <= width else value[:width]
+class StoredRow:
+    """A row as the history holds it, read as verdicts.judge reads a result file's: its times (each
+    repetition's, or each process's of a merged file) and its counters' medians."""
+
+    def __init__(self, point):
+        self.times = list(point["times"])
+        self.counters = point["counters"]
+
+    def median_time(self):
+        return statistics.median(self.times)
+
+    def median(self, counter):
+        value = self.counters.get(counter)
+        return float(value) if results.is_number(value) else math.nan
 
 
-def _time(us):
-    for unit, scale in (("s", 1e6), ("ms", 1e3), ("us", 1.0)):
-        if us >= scale:
-            return f"{us / scale:.4g} {unit}"
-    return f"{us * 1e3:.4g} ns"
+def judge(before, after, args):
+    """The Verdict on a row's later run against its earlier one (two points of a series)."""
+    processes = [verdicts.processes_of(p["fields"]) for p in (before, after)]
+    return verdicts.judge(StoredRow(before), StoredRow(after), processes[0], processes[1],
+                          args.alpha, args.min_effect)
+
+
+def _ratio_text(ratio):
+    """A step's ratio (after / before, of the time) as compare spells a change: "1.41x faster"."""
+    return f"{1 / ratio:.3g}x faster" if ratio < 1 else f"{ratio:.3g}x slower"
 
 
 def changes_of(series, min_effect):
@@ -143,19 +171,24 @@ def show(args):
     changes = changes_of(series, args.min_effect)
     for name, points in series.items():
         print(f"\n### {name}\n")
-        print("| run | date | cubench | CUDA | cuBLAS | GPU | time | spread | change |")
-        print("|---:|---|---|---|---|---|---:|---:|---|")
+        print("| run | date | cubench | CUDA | cuBLAS | GPU | time | spread | against the run before | "
+              "change point |")
+        print("|---:|---|---|---|---|---|---:|---:|---|---|")
         at = {i: (ratio, words) for i, ratio, words in changes[name]}
         for k, p in enumerate(points):
             f = p["fields"]
             mark = ""
             if k in at:
                 ratio, words = at[k]
-                mark = f"{'slower' if ratio > 1 else 'faster'} x{ratio:.3g}: {words}"
+                mark = f"{_ratio_text(ratio)}: {words}"
+            against = ""
+            if k > 0:
+                v = judge(points[k - 1], p, args)
+                against = verdicts.speedup_text(v) if v.called else verdicts.word_of(v)
             spread = "" if p["spread"] is None else f"{100 * p['spread']:.2g}%"
-            print(f"| {k + 1} | {_short(p['date'], 19)} | {_short(f.get('git_revision'), 12)} | "
+            print(f"| {k + 1} | {p['date'] or ''} | {f.get('git_revision', '')} | "
                   f"{f.get('cuda_toolkit', '')} | {f.get('cublas', '')} | {f.get('gpu', '')} | "
-                  f"{_time(p['median_us'])} | {spread} | {mark} |")
+                  f"{rowsel.time_text(p['median_us'])} | {spread} | {against} | {mark} |")
     found = sum(len(c) for c in changes.values())
     runs = len({p["run"] for points in series.values() for p in points})
     print(f"\n{len(series)} rows over {runs} runs; {found} change points "
@@ -202,16 +235,25 @@ def regressions(args):
                              f"{args.db}")
         raise InputError(f"--since {args.since}: no run of the history is on or after it")
     slower = []
-    for name, found in changes_of(series, args.min_effect).items():
-        first = _since_index(series[name], args.since)
-        for i, ratio, words in found:
-            if first is not None and i >= first and ratio > 1:
-                p = series[name][i]
-                slower.append(f"{name}: {100 * (ratio - 1):.1f}% slower from run {i + 1} "
-                              f"({p['date']}, {p['path']}): {words}")
+    for name, points in series.items():
+        first = _since_index(points, args.since)
+        if first is None:
+            continue
+        newest = len(points) - 1
+        baseline = first - 1 if first > 0 else first
+        if newest == baseline:
+            continue  # one run of the row: nothing to judge it against
+        before, after = points[baseline], points[newest]
+        v = judge(before, after, args)
+        if v.word == verdicts.SLOWER:
+            slower.append(f"{name}: {verdicts.speedup_text(v)} in run {newest + 1} ({after['date']}, "
+                          f"{after['path']}) than in run {baseline + 1} ({before['date']}, "
+                          f"{before['path']}): {change_points.explain(before, after)}")
     for line in slower:
         print(line)
-    print(f"{len(slower)} row(s) significantly slower since {args.since}")
+    print(f"{len(slower)} row(s) slower since {args.since} by compare's rule "
+          f"({verdicts.rule_text(verdicts.UTEST, args.alpha, args.min_effect)}; "
+          f"{verdicts.rule_text(verdicts.ONE_PROCESS, args.alpha, args.min_effect)})")
     return 1 if slower else 0
 
 

@@ -24,7 +24,7 @@ import time
 from . import results
 from .results import InputError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION = "cubench-history"
 BUSY_TIMEOUT_MS = 30000  # a second writer waits this long for the first's transaction
 # The context fields that say what made a run: the keys runs are told apart and explained by.
@@ -56,6 +56,11 @@ ALTER TABLE rows ADD COLUMN power_capped_pct REAL;
 ALTER TABLE rows ADD COLUMN kernels TEXT;
 ALTER TABLE rows ADD COLUMN family TEXT;
 CREATE INDEX rows_by_name ON rows(name);
+"""
+# Version 3: each repetition's (a merged file's: each process's) time, so that the history judges
+# two runs of a row by the rule tools/compare uses (verdicts.judge), not by their medians alone.
+_UPGRADE_TO_3 = """
+ALTER TABLE rows ADD COLUMN times TEXT;
 """
 
 
@@ -106,6 +111,9 @@ def _upgrade_steps(db, version):
         db.execute("INSERT INTO meta VALUES ('schema_version', '1')")
     if version < 2:
         for statement in filter(str.strip, _UPGRADE_TO_2.split(";")):
+            db.execute(statement)
+    if version < 3:
+        for statement in filter(str.strip, _UPGRADE_TO_3.split(";")):
             db.execute(statement)
     db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
 
@@ -179,7 +187,8 @@ def _row_record(result, row):
     return dict(status=result.status, reason=result.reason or None,
                 median_us=median, samples=samples, spread=spread, counters=json.dumps(counters),
                 label=result.label, sm_clock_MHz=counters.get("sm_clock_MHz"),
-                power_capped_pct=counters.get("power_capped_pct"), kernels=_kernels(result))
+                power_capped_pct=counters.get("power_capped_pct"), kernels=_kernels(result),
+                times=json.dumps(times) if times else None)
 
 
 def add_file(db, path):
@@ -216,11 +225,11 @@ def add_file(db, path):
         for name, result in by_name.items():
             r = _row_record(result, first_row.get(result.run_name))
             db.execute("INSERT INTO rows (run, name, status, reason, median_us, samples, spread, "
-                       "counters, label, sm_clock_MHz, power_capped_pct, kernels, family) "
-                       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                       "counters, label, sm_clock_MHz, power_capped_pct, kernels, family, times) "
+                       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                        (run, name, r["status"], r["reason"], r["median_us"], r["samples"],
                         r["spread"], r["counters"], r["label"], r["sm_clock_MHz"],
-                        r["power_capped_pct"], r["kernels"], result.family))
+                        r["power_capped_pct"], r["kernels"], result.family, r["times"]))
     return len(by_name), partial
 
 
@@ -235,12 +244,13 @@ def series(db, name_filter=None, gpu=None):
     its run's fields; only measured rows; `name_filter` a compiled regex, `gpu` a substring of the
     GPU's name."""
     query = ("SELECT r.name, r.median_us, r.spread, r.samples, r.sm_clock_MHz, r.power_capped_pct, "
-             "r.kernels, r.family, runs.id, runs.date, runs.fields, runs.path FROM rows r JOIN runs "
+             "r.kernels, r.family, runs.id, runs.date, runs.fields, runs.path, r.counters, r.times "
+             "FROM rows r JOIN runs "
              "ON r.run = runs.id WHERE r.status = 'measured' AND r.median_us IS NOT NULL "
              "ORDER BY runs.date, runs.id")
     out = {}
     for (name, median, spread, samples, clock, capped, kernels, family, run, date, fields,
-         path) in db.execute(query):
+         path, counters, times) in db.execute(query):
         fields = json.loads(fields)
         if name_filter and not name_filter.search(name):
             continue
@@ -249,5 +259,5 @@ def series(db, name_filter=None, gpu=None):
         out.setdefault(name, []).append(dict(
             median_us=median, spread=spread, samples=samples, sm_clock_MHz=clock,
             power_capped_pct=capped, kernels=kernels, family=family, run=run, date=date, fields=fields,
-            path=path))
+            path=path, counters=json.loads(counters), times=json.loads(times) if times else [median]))
     return out

@@ -34,8 +34,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools"))
 from cubench_tools import cli  # noqa: E402
-from cubench_tools import compare  # noqa: E402
 from cubench_tools import report  # noqa: E402
+from cubench_tools import verdicts  # noqa: E402
 from cubench_tools.results import InputError, Result, family_and_axes, load, merged_schema  # noqa: E402
 
 PROG = "docs/results/h200/articles-claims-table.py"
@@ -43,7 +43,7 @@ TOOLKITS = ("11.8", "12.4", "13.0")
 DEFAULT_CLAIMS = os.path.join(HERE, "articles-claims.json")
 TIME = "time"
 # What compare's faster / slower mean for a memory counter: less / more of it.
-MEMORY_WORDS = {compare.FASTER: "less", compare.SLOWER: "more"}
+MEMORY_WORDS = {verdicts.FASTER: "less", verdicts.SLOWER: "more"}
 CLAIMED = ("faster", "less")
 REQUIRED_TEXT = ("id", "article", "claim")
 OPTIONAL_TEXT = ("title", "title_original", "operation", "quote", "figures", "vague", "versions",
@@ -60,13 +60,12 @@ def parse_args(argv):
                    help="a result file per toolkit, labelled 11.8, 12.4 and 13.0")
     p.add_argument("--claims", default=DEFAULT_CLAIMS, help="the claims (default: articles-claims.json "
                                                            "beside this script)")
-    p.add_argument("--alpha", type=float, default=compare.DEFAULT_ALPHA,
-                   help=f"significance level (default {compare.DEFAULT_ALPHA})")
-    p.add_argument("--min-effect", type=float, default=compare.DEFAULT_MIN_EFFECT,
-                   help=f"smallest relative change called a change (default {compare.DEFAULT_MIN_EFFECT})")
+    p.add_argument("--alpha", type=float, default=verdicts.DEFAULT_ALPHA,
+                   help=f"significance level (default {verdicts.DEFAULT_ALPHA})")
+    p.add_argument("--min-effect", type=float, default=verdicts.DEFAULT_MIN_EFFECT,
+                   help=f"smallest relative change called a change (default {verdicts.DEFAULT_MIN_EFFECT})")
     args = p.parse_args(argv)
-    args.no_utest = False  # compare.verdict's option: the U test always runs here
-    compare.check_significance_options(args)
+    verdicts.check_options(args.alpha, args.min_effect)
     return args
 
 
@@ -196,6 +195,7 @@ class Cell:
 
     def __init__(self, build, name, measure, schema):
         result = result_of(build, name)
+        self.result, self.processes = result, build.processes()
         self.values, self.absent = [], None
         if result is None:
             self.absent = why_absent(build, name, schema)
@@ -217,7 +217,7 @@ def fmt_value(value, measure):
         return report.fmt_time(value * 1e3)
     if measure.endswith("_bytes"):
         return report.fmt_bytes(value)
-    return compare.fmt(value)
+    return f"{value:.4g}"
 
 
 # --- a step: one row from one build to the next ----------------------------------------------------------
@@ -235,7 +235,10 @@ class Step:
             # leaves it nothing to divide by.
             self.absent = "a zero median: no relative change"
         else:
-            _, _, word = compare.verdict(stand_in(old.values), stand_in(new.values), args)
+            # the time: the rows themselves, whose spread the one-process rule reads; a counter:
+            # its values as the samples
+            a, b = (old.result, new.result) if measure == TIME else (stand_in(old.values), stand_in(new.values))
+            word = verdicts.judge(a, b, old.processes, new.processes, args.alpha, args.min_effect).word
             self.ratio = new.median() / old.median()
             self.word = MEMORY_WORDS.get(word, word) if is_memory(measure) else word
 
@@ -246,7 +249,7 @@ class Step:
 
 
 def stand_in(values):
-    """A Result holding values as its samples, which is all compare.verdict reads."""
+    """A Result holding values as its samples, which is what verdicts.judge reads of a counter."""
     r = Result("claim row")
     r.times = list(values)
     return r
@@ -255,7 +258,7 @@ def stand_in(values):
 # --- holds here? ---------------------------------------------------------------------------------------
 
 def opposite(claimed):
-    return {"faster": compare.SLOWER, "less": "more"}[claimed]
+    return {"faster": verdicts.SLOWER, "less": "more"}[claimed]
 
 
 def counted(steps, word):
@@ -274,10 +277,10 @@ def holds(claim, steps):
     if not judged:
         return "not comparable", f"no row measured in both {old} and {new} ({reasons_text(unmeasured)})"
     agree = counted(judged, claimed)
-    noisy = counted(judged, compare.TOO_NOISY)
+    noisy = counted(judged, verdicts.TOO_NOISY)
     against = counted(judged, opposite(claimed))
-    tally = ((compare.SAME, counted(judged, compare.SAME)), (opposite(claimed), against),
-             (compare.TOO_NOISY, noisy))
+    tally = ((verdicts.SAME, counted(judged, verdicts.SAME)), (opposite(claimed), against),
+             (verdicts.TOO_NOISY, noisy))
     others = ", ".join(f"{word} in {n}" for word, n in tally if n)
     measured = f"{report.rows_word(len(judged))} measured at {old} {ARROW} {new}"
     # Rows left out are said, so that a yes over one row of three is not read as a yes over three.
@@ -359,9 +362,8 @@ def notes(claims, builds, args):
     gpus = {b.context.get("gpu", "?") for b in builds}
     if len(gpus) > 1:
         out.append(f"The files ran on different GPUs: {', '.join(sorted(gpus))}.")
-    single = [os.path.basename(b.path) for b in builds if not b.context.get("processes")]
-    if single:
-        out.append(compare.single_process_note(single))
+    if any(b.processes() < 2 for b in builds):
+        out.append(verdicts.ONE_PROCESS_CAVEAT)
     out.append("\n".join(claim_note(c) for c in claims))
     return out
 

@@ -1,0 +1,262 @@
+"""The one rule that says whether a row of one build is faster or slower than the same row of
+another: tools/compare (two files or N), tools/report and tools/history all call judge().
+
+What a sample is decides which rule applies:
+  - Both files merged from several processes of their build (context "processes" >= 2, as
+    tools/merge-processes and tools/run-matrix write them): a process is a sample, and the verdict
+    is the U test's. faster / slower: a Mann-Whitney U test over the processes gives p < alpha
+    (default 0.05) AND the median changed by at least min_effect (default 0.02). too noisy to
+    tell: not flagged, but a change of min_effect could not have been flagged either (the test
+    cannot reach p < alpha at these counts: 3 vs 3 gives 0.1 at best; or a side's spread,
+    interquartile range / median, exceeds min_effect). same: otherwise. With no_utest: flagged
+    where the change is at least min_effect and beyond either side's spread.
+  - A side of one process (cubench's default run, however many repetitions it has): its samples
+    share the process's state, so they cannot see how far another process of the same binary
+    lands. One-process A/A pairs of one build on an H100 move by up to 15% on a small GEMM whose
+    own samples vary by 0.4% (the autotuner picks another candidate, the clock sits elsewhere), so
+    here a row is called faster or slower only where the change is at least ONE_PROCESS_FLOOR
+    (10%), at least NOISE_MULTIPLE (2) times either row's own sample spread (sample_cv), at least
+    min_effect, and the rows' 95% intervals (time_ci_pct) are apart. A change under min_effect is
+    same; a row of one sample, or one whose spread is not known, is too noisy to tell; any other
+    change is too noisy to tell with the reason "one process: run more".
+The floor and the multiple were chosen on the committed H100 processes: split into one-process
+files, 28 A/A pairs call 12 of 2,212 rows faster or slower (1 in 184), and CUDA 11.8 against 13.0
+still calls 335 of the 352 row pairs whose medians differ by 20% or more
+(docs/results/h100/one-process-verdicts.py prints the table; a ctest holds it).
+"""
+import functools
+import math
+import statistics
+
+from .results import InputError
+
+FASTER, SLOWER, SAME, TOO_NOISY = "faster", "slower", "same", "too noisy to tell"
+VERDICTS = (FASTER, SLOWER, SAME, TOO_NOISY)
+DEFAULT_ALPHA = 0.05
+# Below this a difference is `same` however small its p-value: A/A runs of one binary on the H200
+# show real but immaterial shifts under it.
+DEFAULT_MIN_EFFECT = 0.02
+# One process a side: the smallest change called, and how many times a row's own sample spread
+# the change must be (see the module's text for where they come from).
+ONE_PROCESS_FLOOR = 0.10
+NOISE_MULTIPLE = 2.0
+# The rules, as Verdict.rule names them.
+UTEST, NO_UTEST, ONE_PROCESS = "utest", "no-utest", "one-process"
+CI_COUNTER = "time_ci_pct"  # a row's 95% interval's half-width, in % of its time
+CV_COUNTER = "sample_cv"    # a row's samples' relative standard deviation
+SAMPLES_COUNTER = "samples"
+
+
+class Verdict:
+    """A row's judgement: change (relative, other / base - 1), word (one of VERDICTS), p (the U
+    test's, or None), rule (UTEST, NO_UTEST or ONE_PROCESS) and why (what a reader should know
+    about a word that is not faster or slower, "" where nothing)."""
+
+    def __init__(self, change, word, p=None, rule=UTEST, why=""):
+        self.change, self.word, self.p, self.rule, self.why = change, word, p, rule, why
+
+    @property
+    def called(self):
+        return self.word in (FASTER, SLOWER)
+
+    @property
+    def speedup(self):
+        """base time / other time: 1.41 for a row that takes 1/1.41 of the base's time."""
+        return 1.0 / (1.0 + self.change)
+
+    def __repr__(self):
+        return f"Verdict({self.change:+.3f}, {self.word!r}, rule={self.rule!r})"
+
+
+def check_options(alpha, min_effect):
+    """--alpha and --min-effect, as every tool that judges takes them: one line, exit 2 on a bad
+    one. min_effect is a fraction under 1: no row can be 100% faster."""
+    if not 0 < alpha < 1:
+        raise InputError(f"--alpha wants a significance level between 0 and 1, got {alpha}")
+    if not 0 <= min_effect < 1:
+        raise InputError(f"--min-effect wants a relative change from 0 up to (not including) 1 "
+                         f"(0.02 is 2%), got {min_effect}")
+
+
+def processes_of(context):
+    """How many processes a file's samples are: context "processes" (a merged file), else 1."""
+    try:
+        return max(1, int(context.get("processes", 1)))
+    except (TypeError, ValueError):
+        return 1
+
+
+def utest(a, b):
+    from scipy.stats import mannwhitneyu
+    return float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+
+
+@functools.lru_cache(maxsize=None)
+def smallest_p(n, m):
+    """The smallest p-value the U test can give for n against m samples: that of two samples that
+    do not overlap at all (3 vs 3: 0.1, 5 vs 5: 0.008). Asked of scipy itself."""
+    return utest(list(range(n)), list(range(n, n + m)))
+
+
+def spread(times):
+    """A side's noise across processes: interquartile range over median. The IQR and not the
+    range: the U test works on ranks, so one outlying process moves it by one rank at most. One
+    sample shows no spread: 0."""
+    if len(times) < 2:
+        return 0.0
+    q1, _, q3 = statistics.quantiles(times, n=4, method="inclusive")
+    return (q3 - q1) / statistics.median(times)
+
+
+def _median_counter(result, counter):
+    return result.median(counter)  # NaN where the row does not carry it
+
+
+def own_noise(result):
+    """A row's relative noise as its one process saw it: its samples' sample_cv (cubench's rows
+    carry it); else the spread of its repetitions' times; NaN where neither says (one repetition
+    of an older file)."""
+    cv = _median_counter(result, CV_COUNTER)
+    if not math.isnan(cv):
+        if len(result.times) > 1:  # a merged side: the processes' spread counts too
+            cv = max(cv, statistics.stdev(result.times) / statistics.mean(result.times))
+        return cv
+    if len(result.times) > 1:
+        return statistics.stdev(result.times) / statistics.mean(result.times)
+    return math.nan
+
+
+def sample_count(result):
+    n = _median_counter(result, SAMPLES_COUNTER)
+    return len(result.times) if math.isnan(n) else n
+
+
+def _half_width(result):
+    """The 95% interval's half-width in microseconds; 0 where the row does not carry one (the
+    other tests still apply)."""
+    ci = _median_counter(result, CI_COUNTER)
+    return 0.0 if math.isnan(ci) else result.median_time() * ci / 100
+
+
+def _direction(change):
+    return SLOWER if change > 0 else FASTER
+
+
+def _one_process(base, other, min_effect):
+    change = other.median_time() / base.median_time() - 1.0
+    if abs(change) < min_effect:
+        return Verdict(change, SAME, rule=ONE_PROCESS)
+    if min(sample_count(base), sample_count(other)) < 2:
+        return Verdict(change, TOO_NOISY, rule=ONE_PROCESS, why="one sample: run more")
+    noise = max(own_noise(base), own_noise(other))
+    if math.isnan(noise):
+        return Verdict(change, TOO_NOISY, rule=ONE_PROCESS, why="spread not known: run more")
+    threshold = max(min_effect, ONE_PROCESS_FLOOR, NOISE_MULTIPLE * noise)
+    apart = abs(other.median_time() - base.median_time()) > _half_width(base) + _half_width(other)
+    if abs(change) >= threshold and apart:
+        return Verdict(change, _direction(change), rule=ONE_PROCESS)
+    return Verdict(change, TOO_NOISY, rule=ONE_PROCESS, why="one process: run more")
+
+
+def _processes(base, other, alpha, min_effect, no_utest):
+    a, b = base.times, other.times
+    change = statistics.median(b) / statistics.median(a) - 1.0
+    noise = max(spread(a), spread(b))
+    if no_utest:
+        p, shown = None, abs(change) >= max(min_effect, noise)
+        blind = noise > min_effect
+        rule = NO_UTEST
+    else:
+        p = utest(a, b)
+        shown = p < alpha and abs(change) >= min_effect
+        blind = noise > min_effect or smallest_p(len(a), len(b)) >= alpha
+        rule = UTEST
+    if shown:
+        return Verdict(change, _direction(change), p, rule)
+    if not blind:
+        return Verdict(change, SAME, p, rule)
+    if noise > min_effect:
+        why = f"spread {noise * 100:.2g}% over {min_effect * 100:g}%"
+    else:
+        why = f"{len(a)} vs {len(b)} cannot reach p < {alpha:g}"
+    return Verdict(change, TOO_NOISY, p, rule, why)
+
+
+def judge(base, other, base_processes=1, other_processes=1, alpha=DEFAULT_ALPHA,
+          min_effect=DEFAULT_MIN_EFFECT, no_utest=False):
+    """The Verdict on other's time against base's (two measured Results of one row), each file's
+    samples being base_processes and other_processes processes (processes_of(context))."""
+    several = (base_processes >= 2 and other_processes >= 2
+               and len(base.times) >= 2 and len(other.times) >= 2)
+    if several:
+        return _processes(base, other, alpha, min_effect, no_utest)
+    return _one_process(base, other, min_effect)
+
+
+def rule_text(rule, alpha=DEFAULT_ALPHA, min_effect=DEFAULT_MIN_EFFECT):
+    """What calls a row faster or slower under a rule, in words for a note."""
+    effect = f"{min_effect * 100:g}%"
+    if rule == NO_UTEST:
+        return f"processes, no U test: a median change of at least {effect} beyond either side's spread"
+    if rule == ONE_PROCESS:
+        return (f"one process a side: a change of at least {max(min_effect, ONE_PROCESS_FLOOR) * 100:g}% "
+                f"and {NOISE_MULTIPLE:g}x either row's sample spread, the 95% intervals apart")
+    return f"processes as samples: U test p < {alpha:g} and a median change of at least {effect}"
+
+
+ONE_PROCESS_CAVEAT = (
+    "one process: run more: a side is one process, whose samples cannot see how far another "
+    "process of the same build lands; one-process A/A pairs of one build differ by up to 15%, so "
+    f"a change under {ONE_PROCESS_FLOOR * 100:g}% (or under {NOISE_MULTIPLE:g}x the row's own spread) "
+    "is not called. For a verdict on smaller changes, merge 4 or more processes per build "
+    "(tools/run-matrix, or tools/merge-processes)")
+
+
+def word_of(v):
+    """The verdict as a table cell: the word, and why where it is not faster or slower."""
+    return f"{v.word} ({v.why})" if v.why else v.word
+
+
+def counts(judged):
+    """{word: [(row, Verdict)]} of [(row, Verdict)], every word present."""
+    out = {w: [] for w in VERDICTS}
+    for name, v in judged:
+        out[v.word].append((name, v))
+    return out
+
+
+def _range(vs):
+    s = sorted(v.speedup if v.speedup >= 1 else 1 / v.speedup for v in vs)
+    return f"{s[0]:.3g}x" if s[0] == s[-1] or f"{s[0]:.3g}" == f"{s[-1]:.3g}" else f"{s[0]:.3g}-{s[-1]:.3g}x"
+
+
+def _short(name):
+    """A row's name as a sentence names it: without Google Benchmark's "/manual_time"."""
+    return name[:-len("/manual_time")] if name.endswith("/manual_time") else name
+
+
+def summary(label, base_label, judged, limit=3):
+    """The line a reader acts on: "13.0 against 11.8: faster in 18 of 24 rows (1.05-3.3x), slower
+    in 1 (gemm/...: 1.04x), the same in 3, too noisy to tell in 2"."""
+    c, n = counts(judged), len(judged)
+    parts = [f"{label} against {base_label}: faster in {len(c[FASTER])} of {n} row{'s' if n != 1 else ''}"
+             + (f" ({_range([v for _, v in c[FASTER]])})" if c[FASTER] else "")]
+    slower = c[SLOWER]
+    if slower:
+        worst = sorted(slower, key=lambda x: x[1].speedup)
+        which = ", ".join(f"{_short(name)}: {1 / v.speedup:.3g}x" for name, v in worst[:limit])
+        more = f" and {len(slower) - limit} more" if len(slower) > limit else ""
+        parts.append(f"slower in {len(slower)} ({which}{more})")
+    else:
+        parts.append("slower in none")
+    parts.append(f"the same in {len(c[SAME])}")
+    parts.append(f"too noisy to tell in {len(c[TOO_NOISY])}")
+    return ", ".join(parts)
+
+
+def speedup_text(v):
+    """A change as a person reads it: "1.41x faster", "1.08x slower" (never "faster x0.707")."""
+    s = v.speedup
+    if s >= 1:
+        return f"{s:.3g}x faster"
+    return f"{1 / s:.3g}x slower"
