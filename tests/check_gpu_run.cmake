@@ -44,8 +44,27 @@ foreach(i RANGE ${last})
   set(want "first_call_ms|0.001|60000" "setup_s|0|600" "validate_s|0|600" "warmup_s|0|600"
            "sampling_s|0.001|600" "time_ci_pct|0|50" "peak_mem_bytes|0|1e12"
            "fragmentation|0|0.99" "throttled_samples|0|1e9" "samples|2|1e8"
-           "power_W|20|2000" "energy_per_run_J|0|1e4" "power_capped_pct|0|100"
+           "nvml_power_W|20|2000" "gpu_util_pct|0|100" "power_capped_pct|0|100"
            "slowdown_pct|0|100")
+  # Power: read from the energy counter where the window times it to 2%, and then never over the
+  # card's enforced limit by more than 3%; else no power_W and a note says why (energy_meter.h).
+  string(JSON label ERROR_VARIABLE no_label GET "${json}" benchmarks ${i} label)
+  if(label MATCHES "power not read: ")
+    string(JSON power ERROR_VARIABLE no_power GET "${json}" benchmarks ${i} power_W)
+    if(NOT no_power)
+      message(FATAL_ERROR "${name}: power_W ${power} beside 'power not read' in its label")
+    endif()
+  else()
+    list(APPEND want "power_W|20|2000" "energy_per_run_J|0|1e4")
+    string(JSON limit ERROR_VARIABLE no_limit GET "${json}" context gpu_power_limit_W)
+    string(JSON power ERROR_VARIABLE no_power GET "${json}" benchmarks ${i} power_W)
+    if(NOT no_power AND NOT no_limit AND limit GREATER 0)
+      math(EXPR most "${limit} * 103 / 100")
+      if(power GREATER most)
+        message(FATAL_ERROR "${name}: power_W ${power} over the card's ${limit} W limit")
+      endif()
+    endif()
+  endif()
   # A sample's spread: under half its mean for GPU work; launch/empty's samples are the host's
   # launch loop, whose preemptions spread them further (0.559 seen on an H100 under the whole
   # ctest), so its bound only catches a unit slip; its precision is time_ci_pct's.

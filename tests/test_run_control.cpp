@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -21,6 +23,7 @@
 #include "fixtures/detail/device/nvml.h"
 #include "fixtures/detail/process/interrupt.h"
 #include "fixtures/detail/report/conditions.h"
+#include "fixtures/detail/report/energy_meter.h"
 #include "fixtures/detail/report/progress.h"
 #include "fixtures/detail/report/schema_reporter.h"
 #include "fixtures/detail/run/options.h"
@@ -212,7 +215,9 @@ TEST(Conditions, EnergyPerRunIsMeanPowerTimesTheRun) {
   Conditions c;
   c.polls = 10;
   c.power_capped = 5;
-  c.energy_j = 350.0;  // over 0.5 s: 700 W
+  c.power.watts = 700.0;
+  c.nvml_power_w = 690.0;
+  c.gpu_util_pct = 99.0;
   c.wall_s = 0.5;
   c.other_processes = 0;
   Work w;
@@ -222,12 +227,78 @@ TEST(Conditions, EnergyPerRunIsMeanPowerTimesTheRun) {
   EXPECT_DOUBLE_EQ(k.at("energy_per_run_J"), 1.4);
   EXPECT_NEAR(k.at("GFLOP_per_J"), 2000 / 1.4, 1e-9);
   EXPECT_EQ(k.count("GB_per_J"), 0u);
+  EXPECT_DOUBLE_EQ(k.at("nvml_power_W"), 690);
+  EXPECT_DOUBLE_EQ(k.at("gpu_util_pct"), 99);
   EXPECT_DOUBLE_EQ(k.at("power_capped_pct"), 50);
   EXPECT_DOUBLE_EQ(k.at("slowdown_pct"), 0);
   EXPECT_DOUBLE_EQ(k.at("other_processes"), 0);
-  c.wall_s = 0.01;  // the energy counter ticks coarsely: no power from 10 ms
-  EXPECT_EQ(condition_counters(c, w, 2e-3).count("power_W"), 0u);
+  c.power = EnergyMeter::Reading{};  // not read: no power, no energy, and a note says why
+  c.power.why_not = "NVML's energy counter moved 1 time in the 0.01 s window";
+  Counters none = condition_counters(c, w, 2e-3);
+  EXPECT_EQ(none.count("power_W"), 0u);
+  EXPECT_EQ(none.count("energy_per_run_J"), 0u);
+  const auto notes = condition_notes(c, 700);
+  const Note* why = find_note(notes, "power_not_read");
+  ASSERT_NE(why, nullptr);
+  EXPECT_EQ(why->text, "power not read: NVML's energy counter moved 1 time in the 0.01 s window");
   EXPECT_EQ(condition_counters(Conditions{}, w, 2e-3).size(), 0u);  // no NVML: nothing claimed
+}
+
+// A counter like NVML's: it adds the energy of each `step_s` at the step's end, so a read sees
+// the energy up to the last step, up to one step old.
+struct SteppedCounter {
+  double watts, step_s, phase_s;
+  std::uint64_t at(double t) const {
+    const double steps = std::floor((t + phase_s) / step_s);
+    return static_cast<std::uint64_t>(std::llround(steps * step_s * watts * 1e3));
+  }
+};
+
+EnergyMeter::Reading metered(const SteppedCounter& c, double window_s, double poll_s, int limit_w) {
+  EnergyMeter m;
+  for (double t = 10.0; t <= 10.0 + window_s + 1e-12; t += poll_s) m.add(t, c.at(t));
+  return m.read(ConditionsMonitor::kMaxPowerError, limit_w);
+}
+
+TEST(EnergyMeter, ReadsTheTruthOnShortWindowsWhereBothEndsDoNot) {
+  // 700 W, the counter updating every 100 ms, a 0.26 s window at every phase of the steps, polled
+  // every millisecond: within 2% of the truth, where the two ends' difference over the window is
+  // off by up to a step's share (38%: 0.26 s windows read 800 W and more on 700 W cards).
+  double worst_meter = 0, worst_ends = 0;
+  for (double phase = 0; phase < 0.1; phase += 0.0037) {
+    const SteppedCounter c{700, 0.100, phase};
+    const auto r = metered(c, 0.26, 0.001, 0);
+    ASSERT_TRUE(r.watts.has_value()) << r.why_not;
+    worst_meter = std::max(worst_meter, std::abs(*r.watts / 700 - 1));
+    const double ends = (c.at(10.26) - c.at(10.0)) * 1e-3 / 0.26;
+    worst_ends = std::max(worst_ends, std::abs(ends / 700 - 1));
+  }
+  EXPECT_LT(worst_meter, 0.02);
+  EXPECT_GT(worst_ends, 0.10);  // the old reading's error, which the meter removes
+  // From 0.25 s to 5 s, at a 100 ms step: within 2% wherever the counter moved twice.
+  for (double window : {0.25, 1.0, 5.0}) {
+    const auto r = metered(SteppedCounter{450, 0.100, 0.013}, window, 0.001, 700);
+    ASSERT_TRUE(r.watts.has_value()) << window << ": " << r.why_not;
+    EXPECT_NEAR(*r.watts, 450, 450 * 0.02) << window;
+  }
+}
+
+TEST(EnergyMeter, SaysWhyWhereItCannotRead) {
+  // One move in the window: no span to divide by.
+  auto one = metered(SteppedCounter{700, 0.100, 0.03}, 0.05, 0.001, 700);
+  EXPECT_FALSE(one.watts.has_value());
+  EXPECT_EQ(one.why_not, "NVML's energy counter moved 0 times in the 0.05 s window");
+  // Polled too coarsely for the span: the moves' timing error is over 2%.
+  auto coarse = metered(SteppedCounter{700, 0.020, 0.0}, 0.1, 0.010, 700);
+  EXPECT_FALSE(coarse.watts.has_value());
+  EXPECT_NE(coarse.why_not.find("timed to +-"), std::string::npos) << coarse.why_not;
+  // A reading over the card's enforced limit by more than 3% is an error, never a figure.
+  auto over = metered(SteppedCounter{760, 0.040, 0.0}, 1.0, 0.001, 700);
+  EXPECT_FALSE(over.watts.has_value());
+  EXPECT_EQ(over.why_not.rfind("read 76", 0), 0u) << over.why_not;
+  EXPECT_NE(over.why_not.find("over the card's enforced 700 W limit"), std::string::npos);
+  auto at_limit = metered(SteppedCounter{715, 0.040, 0.0}, 1.0, 0.001, 700);  // within 3%
+  EXPECT_TRUE(at_limit.watts.has_value()) << at_limit.why_not;
 }
 
 TEST(Conditions, OtherProcessesCountEveryEntryButOurs) {
@@ -241,7 +312,7 @@ TEST(Conditions, MonitorWithoutNvmlClaimsNothing) {
   m.start();
   Conditions c = m.stop();
   EXPECT_EQ(c.polls, 0);
-  EXPECT_FALSE(c.energy_j.has_value());
+  EXPECT_FALSE(c.power.watts.has_value());
   EXPECT_FALSE(c.other_processes.has_value());
 }
 
