@@ -16,7 +16,8 @@
 #   ctest NAME                          the whole ctest again: NAME.log, its wall time said
 #   checks-largest NAME                 every family's check test (ctest -R ^Check/) with each
 #                                       variant at its largest default size
-#                                       (CUBENCH_TEST_SIZE=largest, tests/smallest_cases.h)
+#                                       (CUBENCH_TEST_SIZE=largest, tests/smallest_cases.h), one
+#                                       test at a time
 #   needs NAME                          what every configuration of the full suite declares it
 #                                       needs (--cubench_list=needs): NAME.txt, tab-separated
 #   adaptive NAME FLAGS...              `cubench FLAGS` as the default run samples (the stopping
@@ -38,6 +39,7 @@
 # beside the main build. SECOND_TREE=<dir> (a source tree carried in, e.g. `git archive` of the
 # commit before a change) is built as the main build is (without its tests), into build/second;
 # SECOND_REVISION names its commit in its results' context. SKIP_CTEST=1 leaves ctest out; CTEST_ARGS are added to its command line;
+# FROM=NAME / UNTIL=NAME run the plan from its line NAME / up to (not including) its line NAME;
 # CTEST_RESERVE seconds of the deadline are kept from ctest for the plan (default 0).
 # (the device copy of the tree has no .git: CUBENCH_GIT_REVISION puts the commit in the context)
 # The GPU tests must run here: CUBENCH_GPU_TESTS=required makes any of them that would skip for
@@ -78,10 +80,6 @@ fi
 # library); else the toolkit's or the system's.
 cudnn_args=()
 [ -d .carry/cudnn-fe/include ] && export CUBENCH_CUDNN_FRONTEND_ROOT=$PWD/.carry/cudnn-fe
-# Google Benchmark's compare.py (tools/compare's U test; the README tour runs it): the GPU
-# machine's Google Benchmark has none installed, so Debian's travels in .carry/gbench
-# (cp -r /usr/share/benchmark/{compare.py,gbench} .carry/gbench).
-[ -f .carry/gbench/compare.py ] && export GBENCH_COMPARE=$PWD/.carry/gbench/compare.py
 if cudnn_dir=$(python3 -c 'import nvidia.cudnn;print(list(nvidia.cudnn.__path__)[0])' 2>/dev/null) &&
    [ -f "$cudnn_dir/include/cudnn_version.h" ]; then
   cudnn_args=("-DCUDNN_ROOT=$cudnn_dir")
@@ -208,8 +206,9 @@ run_line() {  # kind name reps min_time filter
     default-second) default_run "$name" build/second/cubench "$reps"; return ;;
     processes) processes "$name" "$reps" "$min_time${filter:+ $filter}"; return ;;
     ctest) ctest_again "$name"; return ;;
-    checks-largest)  # every family's check and planted fault at its largest default size
-      CUBENCH_TEST_SIZE=largest ctest_again "$name" -R '^Check/'; return ;;
+    checks-largest)  # every family's check and planted fault at its largest default size, one
+      # test at a time: side by side, the largest configurations share (and run out of) the GPU
+      CUBENCH_TEST_SIZE=largest ctest_again "$name" -R '^Check/' -j 1; return ;;
     needs)
       build/cuda-13.0/cubench --cubench_list=needs --cubench_suite=full >"$OUT/$name.txt" 2>&1
       echo "$name: exit $?, $(($(wc -l <"$OUT/$name.txt") - 1)) configurations"
@@ -249,8 +248,14 @@ if [ -z "$plan" ]; then
   plan=/tmp/default.plan
   echo "default default-run" >"$plan"
 fi
+# FROM=NAME starts the plan at its line named NAME, UNTIL=NAME stops it before that line: a plan
+# longer than one call runs as two calls back to back on one warm machine.
+started=${FROM:+no}
 while read -r kind name reps min_time filter; do
   case "$kind" in '' | '#'*) continue ;; esac
+  [ "${started:-yes}" = no ] && [ "$name" = "${FROM:-}" ] && started=yes
+  [ "${started:-yes}" = no ] && continue
+  [ -n "${UNTIL:-}" ] && [ "$name" = "$UNTIL" ] && break
   run_line "$kind" "$name" "${reps:-}" "${min_time:-}" "${filter:-}" </dev/null
 done <"$plan"
 echo "total $(now) s"

@@ -20,7 +20,12 @@ step (attn_implementation="sdpa", AdamW lr 1e-4 wd 0.01; amp_fp16 with GradScale
 scaled_dot_product_attention) with peak memory from torch.cuda.max_memory_allocated,
 `torch/attention/<backend>/<pass>/<dtype>/<mask>/<head_dim>/<seq>` is F.scaled_dot_product_attention
 under sdpa_kernel(<backend>) as cubench's LibTorch rows of the same name (16384 tokens, width
-2048, Q K V (b, s, h, d) passed transposed; fwd_bwd adds torch.autograd.grad(O, (Q, K, V), dO)).
+2048, Q K V (b, s, h, d) passed transposed; fwd_bwd adds torch.autograd.grad(O, (Q, K, V), dO)),
+`conv/fwd/<dtype>/<r>/<stride>/<c>/<k>/<hw>` is F.conv2d at batch 256, channels_last, under
+cudnn.benchmark (cuDNN's TF32 on for tf32 only), to set against cubench's conv and conv_autotune
+rows, and `gemm_decode/bf16/<N>x<K>/<m>` is F.linear(X[m x K], W[N x K]) with the L2 flushed before
+each sample. Each repetition's row carries the SM clock and power cap of its samples
+(sm_clock_MHz, power_capped_pct: NVML polled every 10 ms, as cubench does).
 
     python3 tools/torch_reference.py --filter gemm --repetitions 5 --out torch.json
 
@@ -95,6 +100,8 @@ def cases():
             for res, batch in ((224, 64), (224, 128), (224, 256), (32, 256)):
                 out.append((f"resnet50_train/{precision}/{fmt}/{res}/{batch}", "resnet",
                             dict(precision=precision, channels_last=fmt == "channels_last", res=res, batch=batch)))
+    out += conv_cases()
+    out += gemm_decode_cases()
     out += resnet_infer_cases()
     out += llama_decode_cases()
     out += bert_cases()
@@ -111,6 +118,29 @@ def cases():
                                         dict(backend=backend, train=pass_ == "fwd_bwd", dtype=name,
                                              causal=mask == "causal", d=d, seq=seq)))
     return out
+
+
+# cubench's conv layers of its default run (benchmarks/conv.cudnn.cpp: r, stride, c, k, input
+# h = w; padding r/2), batch 256, channels_last.
+CONV_LAYERS = ((7, 2, 3, 64, 224), (3, 1, 64, 64, 56), (3, 2, 256, 256, 28), (1, 1, 1024, 256, 14))
+CONV_BATCH = 256
+# cubench's gemm_decode weights (benchmarks/gemm.cpp: N x K) and tokens in flight.
+DECODE_WEIGHTS = ((4096, 4096), (11008, 4096), (4096, 11008), (12288, 4096))
+
+
+def conv_cases():
+    """cubench's conv rows (its heuristic's plan) and conv_autotune rows (the fastest of 8) are set
+    against one PyTorch row each: F.conv2d forward under cudnn.benchmark, named as the conv row;
+    fp32 with cuDNN's TF32 off (as cubench's fp32 deselects tensor-core engines), tf32 with it on."""
+    return [(f"conv/fwd/{name}/{r}/{s}/{c}/{k}/{hw}", "conv", dict(dtype=name, r=r, stride=s, c=c, k=k, hw=hw))
+            for name in ("fp32", "tf32", "fp16", "bf16") for r, s, c, k, hw in CONV_LAYERS]
+
+
+def gemm_decode_cases():
+    """cubench's gemm_decode bf16 rows: F.linear(X[m x K], W[N x K]), the L2 flushed before each
+    sample (a decode step finds its weights in DRAM)."""
+    return [(f"gemm_decode/bf16/{n}x{k}/{m}", "gemm_decode", dict(dtype="bf16", n=n, k=k, m=m, cold=True))
+            for n, k in DECODE_WEIGHTS for m in (1, 2, 4, 8, 16, 32, 64)]
 
 
 def resnet_infer_cases():
@@ -169,6 +199,16 @@ def make_op(torch, dt, kind, a):
         return bert_step(torch, a), 0.0, 0.0
     if kind == "attention":
         return attention(torch, dt, a)
+    if kind == "conv":
+        return conv(torch, dt, a)
+    if kind == "gemm_decode":
+        x = torch.rand(a["m"], a["k"], device=dev, dtype=dt[a["dtype"]]) * 2 - 1
+        w = torch.rand(a["n"], a["k"], device=dev, dtype=dt[a["dtype"]]) * 2 - 1
+        linear = torch.nn.functional.linear
+        op = lambda: linear(x, w)
+        # cubench's model: the weights and X read once, Y written once
+        nbytes = (a["n"] * a["k"] + a["m"] * a["k"] + a["m"] * a["n"]) * x.element_size()
+        return op, 2.0 * a["m"] * a["n"] * a["k"], float(nbytes)
     raise ValueError(kind)
 
 
@@ -392,6 +432,81 @@ def attention(torch, dt, a):
     return op, flops, 0.0
 
 
+def conv(torch, dt, a):
+    """F.conv2d forward, NHWC (channels_last) as cubench's, batch 256, cudnn.benchmark on (cuDNN's
+    fastest plan, timed by PyTorch at the first call); the switches given back by op.close."""
+    was = torch.backends.cudnn.benchmark, torch.backends.cudnn.allow_tf32
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = a["dtype"] == "tf32"
+    r, s, c, k, hw = a["r"], a["stride"], a["c"], a["k"], a["hw"]
+    x = torch.randn(CONV_BATCH, c, hw, hw, device="cuda").to(dt[a["dtype"]]).to(memory_format=torch.channels_last)
+    w = torch.randn(k, c, r, r, device="cuda").to(dt[a["dtype"]]).to(memory_format=torch.channels_last)
+    conv2d = torch.nn.functional.conv2d
+    op = lambda: conv2d(x, w, stride=s, padding=r // 2)
+
+    def close():
+        torch.backends.cudnn.benchmark, torch.backends.cudnn.allow_tf32 = was
+    op.close = close
+    out = (hw + 2 * (r // 2) - r) // s + 1
+    return op, 2.0 * CONV_BATCH * k * c * r * r * out * out, 0.0
+
+
+class Conditions:
+    """The SM clock and the software power cap while a repetition's samples run, polled from NVML
+    every 10 ms on a thread (as cubench polls its conditions), so that a row here says the clock its
+    time ran at and the tools can set cycles against cycles: sm_clock_MHz (the mean of the polls)
+    and power_capped_pct (polls that found the software power cap holding the clock). Nothing is
+    claimed where NVML (pynvml) cannot be read."""
+
+    POWER_CAP = 0x4  # nvmlClocksEventReasonSwPowerCap
+
+    def __init__(self):
+        self.nvml = self.handle = None
+        try:
+            import pynvml
+            pynvml.nvmlInit()
+            self.nvml = pynvml
+            self.handle = pynvml.nvmlDeviceGetHandleByIndex(int(os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0] or 0))
+        except Exception:  # noqa: BLE001 - no pynvml or no NVML: no clock figure, said by its absence
+            self.nvml = None
+
+    def reasons(self):
+        n = self.nvml
+        fn = getattr(n, "nvmlDeviceGetCurrentClocksEventReasons", None) or n.nvmlDeviceGetCurrentClocksThrottleReasons
+        return fn(self.handle)
+
+    def during(self, work):
+        """Runs work() while polling; returns (its result, {counter: value})."""
+        if self.nvml is None:
+            return work(), {}
+        import threading
+        clocks, capped, stop = [], [], threading.Event()
+
+        def poll():
+            while not stop.is_set():
+                try:
+                    clocks.append(self.nvml.nvmlDeviceGetClockInfo(self.handle, self.nvml.NVML_CLOCK_SM))
+                    capped.append(bool(self.reasons() & self.POWER_CAP))
+                except Exception:  # noqa: BLE001 - one failed poll is not a figure
+                    pass
+                stop.wait(0.01)
+        thread = threading.Thread(target=poll, daemon=True)
+        thread.start()
+        try:
+            result = work()
+        finally:
+            stop.set()
+            thread.join()
+        figures = {}
+        if clocks:
+            figures["sm_clock_MHz"] = statistics.fmean(clocks)
+            figures["power_capped_pct"] = 100.0 * sum(capped) / len(capped)
+        return result, figures
+
+
+CONDITIONS = None
+
+
 def time_case(torch, op, cold, args, flush):
     repetitions, min_time = args.repetitions, args.min_time
     for _ in range(args.warmup):  # handles, heuristics, module load
@@ -399,28 +514,26 @@ def time_case(torch, op, cold, args, flush):
     torch.cuda.synchronize()
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     reps = []
+    global CONDITIONS
+    if CONDITIONS is None:
+        CONDITIONS = Conditions()
     for _ in range(repetitions):
-        samples, total = [], 0.0
-        while total < min_time or len(samples) < args.min_samples:
-            if cold:
-                flush.add_(1)
-            start.record()
-            op()
-            stop.record()
-            stop.synchronize()
-            s = start.elapsed_time(stop) * 1e-3
-            samples.append(s)
-            total += s
-        reps.append((statistics.fmean(samples), len(samples), sm_clock(torch)))
+        def samples_of():
+            samples, total = [], 0.0
+            while total < min_time or len(samples) < args.min_samples:
+                if cold:
+                    flush.add_(1)
+                start.record()
+                op()
+                stop.record()
+                stop.synchronize()
+                s = start.elapsed_time(stop) * 1e-3
+                samples.append(s)
+                total += s
+            return samples
+        samples, figures = CONDITIONS.during(samples_of)
+        reps.append((statistics.fmean(samples), len(samples), figures))
     return reps
-
-
-def sm_clock(torch):
-    """The SM clock right after a repetition, from NVML through torch (0 where unavailable)."""
-    try:
-        return float(torch.cuda.clock_rate())
-    except Exception:  # noqa: BLE001 - pynvml missing: no clock figure
-        return 0.0
 
 
 def main(argv):
@@ -487,7 +600,7 @@ def main(argv):
             getattr(op, "close", lambda: None)()  # what the case switched, switched back
             op = flush = None  # freed; the next case's empty_cache() gives the memory back
         times = []
-        for i, (sec, iters, mhz) in enumerate(reps):
+        for i, (sec, iters, figures) in enumerate(reps):
             row = {"name": full, "family_index": 0, "run_name": full, "run_type": "iteration",
                    "repetitions": args.repetitions, "repetition_index": i, "threads": 1,
                    "iterations": iters, "real_time": sec * 1e6, "cpu_time": sec * 1e6, "time_unit": "us",
@@ -496,8 +609,7 @@ def main(argv):
                 row["TFLOPS"] = flops / sec / 1e12
             if nbytes:
                 row["GBps"] = nbytes / sec / 1e9
-            if mhz:
-                row["nvml_sm_clock_MHz"] = mhz
+            row.update(figures)  # sm_clock_MHz, power_capped_pct: the conditions of these samples
             for key, value in extra.items():
                 row[key] = value(sec)
             rows.append(row)
