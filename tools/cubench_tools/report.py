@@ -459,7 +459,7 @@ def recommendation(label, base_label, judged):
         return f"Keep {base_label}: {label} is slower in {len(slower)} rows and faster in none."
     if faster and slower:
         gain = statistics.geometric_mean([v.speedup for _, v in faster + slower])
-        worst = ", ".join(n for n, _ in sorted(slower, key=lambda x: x[1].speedup)[:3])
+        worst = ", ".join(row_title(n) for n, _ in sorted(slower, key=lambda x: x[1].speedup)[:3])
         more = f" and {len(slower) - 3} more" if len(slower) > 3 else ""
         if gain >= 1:
             return (f"Pick {label} over {base_label} unless your workload is among its slower rows "
