@@ -166,8 +166,9 @@ class Table:
         names = [n for n in base if wanted.search(n) and any(n in r for _, _, r in self.loaded[1:])]
         self.names = names + self.left_out.rows(names, wanted)
         if not self.names:
-            raise InputError(f"no benchmark of {base_path} is in the other files (names must match "
-                             "exactly; --rename can map one naming onto another)")
+            matching = f" matching --filter '{args.filter}'" if args.filter_given else ""
+            raise InputError(f"no benchmark of {base_path}{matching} is in the other files (names must "
+                             "match exactly; --rename can map one naming onto another)")
         self.missing = rowsel.missing_rows(self.loaded, self.names, wanted, self.left_out)
         self.counters = shown_counters(args, self.loaded, self.names, self.schema)
         self.cycles = carries_clocks(self.loaded, self.names)

@@ -65,6 +65,7 @@ def time_text(us):
     significant digits: "6.57 us", "1.01 ms", "12.2 s"."""
     if us is None or math.isnan(us):
         return ""
+    us = float(f"{us:.3g}")  # rounded first: 999.95 us reads "1 ms", not "1e+03 us"
     for name, size in UNITS_LARGEST_FIRST:
         if us >= size:
             return f"{us / size:.3g} {name}"
