@@ -1,7 +1,8 @@
 """ctest: the Python tools on committed sample results (tests/data): the N-way table's numbers and
 marks, each of its verdicts (faster, slower, same, too noisy to tell) from constructed pairs of
-files, its cycles view, CSV, exit codes on bad input, the compare.py front, files cut mid-write or
-from an interrupted run, run-matrix's command line (nothing is built), and that every
+files, merged from processes (the U test) or of one process (the one-process rule), its cycles
+view, CSV, exit codes on bad input, the compact two-file table, times at three significant
+digits, files cut mid-write or from an interrupted run, run-matrix's command line (nothing is built), and that every
 chart is written with one colour per file. Files with a schema (cubench_schema): a family and a
 counter no tool has seen are read, compared, judged, merged and drawn (a generic chart); files
 without one give the tables and charts they gave before the schema (tests/data/expected).
@@ -72,20 +73,34 @@ class Table(unittest.TestCase):
         self.assertEqual(by_name["gemm/bf16/4096/4096/4096/manual_time"][verdict], "same !")
         self.assertEqual(by_name["sigmoid/vectorized/fp32/10000000/cold/manual_time"][verdict], "same")
         self.assertEqual(by_name["launch/empty/manual_time"][verdict], "same")
+        # these files are one process each (5 repetitions): with a smaller --min-effect the 1% is
+        # no longer the same, but one process cannot call a change under 10%
         by_name, _ = self.table("--min-effect", "0.005")
-        self.assertEqual(by_name["gemm/bf16/4096/4096/4096/manual_time"][verdict], "slower !")
+        self.assertEqual(by_name["gemm/bf16/4096/4096/4096/manual_time"][verdict],
+                         "too noisy to tell (one process: run more) !")
 
     def test_errors_show_as_the_cell(self):
         by_name, _ = self.table()
         self.assertIn("wrong result", by_name["svd/gesvd/fp32/1024/manual_time"]["CUDA 11.8 (cuBLAS 11.11.3): time us"])
 
-    def test_a_file_against_itself_is_all_same_and_columns_name_the_files(self):
+    def test_a_file_against_itself_is_all_same_and_its_columns_are_told_apart(self):
         r = tool("compare.py", "--table", data("cuda-13.0.json"), data("cuda-13.0.json"), "--format", "csv")
         self.assertEqual(r.returncode, 0, r.stderr)
         rows = list(csv.DictReader(io.StringIO(r.stdout)))
-        verdict = "CUDA 13.0 (cuBLAS 13.1.0) [cuda-13.0.json]: verdict"
+        # one path twice: neither GPU, file name nor path tells them apart, so their places do
+        self.assertIn("CUDA 13.0 (cuBLAS 13.1.0): time us", rows[0])
+        verdict = "CUDA 13.0 (cuBLAS 13.1.0) #2: verdict"
         self.assertTrue(rows)
         self.assertTrue(all(row[verdict] == "same" for row in rows), rows)
+        with tempfile.TemporaryDirectory() as d:  # a copy under another name: named by its file
+            copy = os.path.join(d, "copy.json")
+            with open(data("cuda-13.0.json")) as f, open(copy, "w") as g:
+                g.write(f.read())
+            r = tool("compare.py", "--table", data("cuda-13.0.json"), copy, "--format", "csv")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        header = next(csv.reader(io.StringIO(r.stdout)))
+        self.assertIn("CUDA 13.0 (cuBLAS 13.1.0) [cuda-13.0.json]: time us", header)
+        self.assertIn("CUDA 13.0 (cuBLAS 13.1.0) [copy.json]: verdict", header)
 
     def test_rename_in_one_file_leaves_the_others_alone(self):
         both, _ = self.table("--rename", "^gemm/bf16/4096/=x/")
@@ -118,11 +133,19 @@ class BadInput(unittest.TestCase):
         self.one_line_exit_2("--table", data("cuda-13.0.json"), data("nothing-in-common.json"),
                              expect="is in the other files")
 
-    def test_u_test_needs_repetitions(self):
-        self.one_line_exit_2("--table", data("one-repetition.json"), data("cuda-13.0.json"),
-                             expect="at least 2 repetitions")
-        r = tool("compare.py", "--table", "--no-utest", data("one-repetition.json"), data("cuda-13.0.json"))
-        self.assertEqual(r.returncode, 0, r.stderr)
+    def test_a_file_of_one_repetition_is_judged_not_refused(self):
+        # one-repetition.json: one repetition, no time_ci_pct (an older cubench's): judged by the
+        # one-process rule; --no-utest, which speaks for merged files only, changes nothing
+        outs = []
+        for flags in ((), ("--no-utest",)):
+            r = tool("compare.py", "--table", *flags, data("one-repetition.json"), data("cuda-13.0.json"),
+                     "--format", "csv")
+            self.assertEqual((r.returncode, r.stderr), (0, ""))
+            outs.append(r.stdout)
+        self.assertEqual(outs[0], outs[1])
+        [row] = list(csv.DictReader(io.StringIO(outs[0])))
+        self.assertEqual((row["benchmark"], row["CUDA 13.0 (cuBLAS 13.1.0) [cuda-13.0.json]: verdict"]),
+                         ("gemm/bf16/8192/8192/8192/manual_time", "same"))
 
     def test_rename_that_merges_two_benchmarks(self):
         self.one_line_exit_2("--table", data("cuda-13.0.json"), data("cuda-11.8.json"),
@@ -135,44 +158,75 @@ class BadInput(unittest.TestCase):
     def test_missing_file(self):
         self.one_line_exit_2("--table", data("no-such.json"), data("cuda-13.0.json"), expect="cannot read")
 
-    def test_compare_py_front_checks_input_first(self):
+    def test_the_compact_table_checks_input_too(self):
         self.one_line_exit_2(data("bad/not-json.json"), data("cuda-13.0.json"), expect="not JSON")
 
-    def test_compare_py_front_says_when_files_share_nothing(self):
+    def test_the_compact_table_says_when_files_share_nothing(self):
         self.one_line_exit_2(data("cuda-13.0.json"), data("nothing-in-common.json"),
-                             expect="share no benchmark")
+                             expect="no benchmark of " + data("cuda-13.0.json") + " is in the other files")
         self.one_line_exit_2(data("cuda-13.0.json"), data("cuda-11.8.json"), "--filter", "^svd/gesvdj",
-                             expect="share no benchmark matching --filter '^svd/gesvdj'")
+                             expect="--filter '^svd/gesvdj' matches no benchmark of the files")
+        # the filter matches rows of the base alone (cuda-11.8.json has no allreduce): it is named
+        self.one_line_exit_2(data("cuda-13.0.json"), data("cuda-11.8.json"), "--filter", "^allreduce/",
+                             expect="no benchmark of " + data("cuda-13.0.json") + " matching --filter "
+                                    "'^allreduce/' is in the other files")
 
-    def test_an_option_the_mode_lacks_is_named(self):
+    def test_the_full_tables_options_serve_two_files_too(self):
         two = (data("cuda-13.0.json"), data("cuda-11.8.json"))
-        for args, expect in ((("--format", "csv"), "--format is not an option of two-file mode"),
-                             (("--min-effect", "0.1"), "--min-effect is not an option of two-file mode"),
-                             (("--counters", "TFLOPS"), "--counters is not an option of two-file mode"),
-                             (("--table", "-d", "x.json"), "-d is not an option of --table"),
-                             (("--table", "--no-color"), "--no-color is not an option of --table"),
-                             (("--benchmark_filter=x",), "unrecognized arguments: --benchmark_filter=x")):
+        r = tool("compare.py", *two, "--format", "csv")
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        self.assertEqual(next(csv.reader(io.StringIO(r.stdout))),
+                         ["benchmark", "CUDA 13.0 (cuBLAS 13.1.0): time us", "CUDA 11.8 (cuBLAS 11.11.3): time us",
+                          "change %", "cycles change %", "verdict"])
+        r = tool("compare.py", *two, "--min-effect", "0.005")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("| gemm/bf16/4096/4096/4096/manual_time | 200 us | 202 us | +1.0 | +16.5 | "
+                      "too noisy to tell (one process: run more) ! |", r.stdout)
+        r = tool("compare.py", *two, "--counters", "TFLOPS")  # counters: the full table
+        self.assertEqual(r.returncode, 0, r.stderr)
+        header = r.stdout.splitlines()[0]
+        for column in ("CUDA 11.8 (cuBLAS 11.11.3): TFLOPS", "CUDA 11.8 (cuBLAS 11.11.3): p"):
+            self.assertIn(f"| {column} |", header)
+
+    def test_options_of_googles_compare_py_are_refused(self):
+        two = (data("cuda-13.0.json"), data("cuda-11.8.json"))
+        for args in (("-d", "x.json"), ("-a",), ("--no-color",), ("--table", "--no-color"),
+                     ("--benchmark_filter=x",)):
             with self.subTest(args=args):
-                self.one_line_exit_2(*two, *args, expect=expect)
+                self.one_line_exit_2(*two, *args, expect="unrecognized arguments: "
+                                     + " ".join(a for a in args if a != "--table"))
 
     def test_flag_values(self):
         two = ("--table", data("cuda-13.0.json"), data("cuda-11.8.json"))
-        self.one_line_exit_2(*two, "--alpha", "2", expect="--alpha wants a significance level")
+        for alpha in ("2", "0", "1", "-0.05"):
+            with self.subTest(alpha=alpha):
+                self.one_line_exit_2(*two, "--alpha", alpha, expect="--alpha wants a significance level "
+                                     f"between 0 and 1, got {float(alpha)}")
         self.one_line_exit_2(*two, "--alpha", "x", expect="argument --alpha: invalid float value")
+        for effect in ("1", "1.5", "-0.1"):  # no row can be 100% faster
+            with self.subTest(min_effect=effect):
+                self.one_line_exit_2(*two, "--min-effect", effect, expect="--min-effect wants a relative "
+                                     f"change from 0 up to (not including) 1 (0.02 is 2%), got {float(effect)}")
+                self.one_line_exit_2(*two[1:], "--min-effect", effect, expect="--min-effect wants")  # compact too
         self.one_line_exit_2(*two, "--counters", "TFLOPZ", expect="unknown counter(s) TFLOPZ")
         self.one_line_exit_2(*two, "--counters", "TFLOPS,images_per_s",
                              expect="unknown counter(s) images_per_s: not in the compared rows, whose "
                                     "counters are: GBps, pct_peak, recon_error, sm_clock_MHz, TFLOPS")
         self.one_line_exit_2(*two, "--filter", "^nothing", expect="--filter '^nothing' matches no benchmark")
-        self.one_line_exit_2(data("cuda-13.0.json"), expect="takes exactly two files, got 1")
-        self.one_line_exit_2(data("cuda-13.0.json"), data("cuda-11.8.json"), "-d", DATA,
-                             expect="is a directory")
+        self.one_line_exit_2(data("cuda-13.0.json"), expect="compare needs at least two files: the base and "
+                                                            "one to judge against it")
+        self.one_line_exit_2("--table", data("cuda-13.0.json"), expect="compare needs at least two files")
 
     def test_no_figure_that_is_not_from_the_inputs(self):
-        r = tool("compare.py", "--table", data("cuda-13.0.json"), data("cuda-11.8.json"))
-        self.assertNotIn("7 of 81", r.stdout)
-        # cuda-11.8.json against cuda-13.0.json: 4 rows with times in both files, 1 of them slower.
-        self.assertIn("1 of this table's 4 verdicts say faster or slower", r.stdout)
+        for table in ((), ("--table",)):
+            with self.subTest(table=table):
+                r = tool("compare.py", *table, data("cuda-13.0.json"), data("cuda-11.8.json"))
+                self.assertNotIn("7 of 81", r.stdout)
+                # cuda-11.8.json against cuda-13.0.json: 4 rows with times in both files, 1 of them
+                # slower (+10%, intervals apart), the rest unchanged
+                self.assertIn("\nCUDA 11.8 (cuBLAS 11.11.3) against CUDA 13.0 (cuBLAS 13.1.0): faster in 0 of 4 "
+                              "rows, slower in 1 (gemm/bf16/8192/8192/8192: 1.1x), the same in 3, too noisy to "
+                              "tell in 0\n", r.stdout)
 
 
 class NumericContext(unittest.TestCase):
@@ -203,83 +257,88 @@ class NumericContext(unittest.TestCase):
         r = tool("compare.py", "--table", data("cuda-13.0.json"), self.path)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("files ran on different GPUs: 200, NVIDIA H200", r.stdout)
-        self.assertIn("CUDA 11.8 (cuBLAS 11), 5 processes: time us", r.stdout)
+        self.assertIn("| CUDA 11.8 (cuBLAS 11), 5 processes: time |", r.stdout)
 
     def test_plot_and_merge(self):
         r = tool("plot.py", "--out-dir", os.path.join(self.dir.name, "plots"), data("cuda-13.0.json"), self.path)
         self.assertEqual(r.returncode, 0, r.stderr)
         merged = os.path.join(self.dir.name, "merged.json")
-        r = tool("merge_processes.py", merged, self.path, self.path)
+        with open(self.path) as f:
+            doc = json.load(f)
+        doc["context"]["date"] = 20261203  # another process (merge refuses a file twice)
+        other = os.path.join(self.dir.name, "numeric-context-2.json")
+        with open(other, "w") as f:
+            json.dump(doc, f)
+        r = tool("merge_processes.py", merged, self.path, other)
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(merged) as f:
-            self.assertEqual(json.load(f)["context"]["process_dates"], "20261202, 20261202")
+            self.assertEqual(json.load(f)["context"]["process_dates"], "20261202, 20261203")
 
 
-class ComparePyFront(unittest.TestCase):
-    def setUp(self):
-        script = os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")
-        if not os.path.exists(script):
-            self.skipTest(f"compare.py not at {script}")
+class CompactTable(unittest.TestCase):
+    """Two files without --table: compare's own compact table (Google Benchmark's compare.py is
+    not run): the two times, the changes and the verdict, then the notes."""
 
-    def test_runs_google_benchmarks_compare_with_u_test(self):
+    def test_two_files_give_the_compact_table_and_its_notes(self):
         r = tool("compare.py", data("cuda-13.0.json"), data("cuda-11.8.json"))
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn(f"Comparing {data('cuda-13.0.json')} to {data('cuda-11.8.json')}", r.stdout)
-        self.assertIn("gemm/bf16/8192/8192/8192/manual_time", r.stdout)
-        self.assertIn("U Test", r.stdout)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[:7], [
+            "| benchmark | CUDA 13.0 (cuBLAS 13.1.0) | CUDA 11.8 (cuBLAS 11.11.3) | change % | cycles change % | verdict |",
+            "|---|---|---|---|---|---|",
+            "| gemm/bf16/8192/8192/8192/manual_time | 1.6 ms | 1.76 ms | +10.0 | +10.0 | slower |",
+            "| gemm/bf16/4096/4096/4096/manual_time | 200 us | 202 us | +1.0 | +16.5 | same ! |",
+            "| sigmoid/vectorized/fp32/10000000/cold/manual_time | 25 us | 25 us | +0.0 |  | same |",
+            "| svd/gesvd/fp32/1024/manual_time | 110 ms | svd/gesvd/fp32/1024: wrong result, not timed |  |  |  |",
+            "| launch/empty/manual_time | 3.42 us | 3.42 us | +0.0 |  | same |"])
+        notes = [line for line in lines[7:] if line]
+        self.assertEqual(notes, [
+            "CUDA 11.8 (cuBLAS 11.11.3) against CUDA 13.0 (cuBLAS 13.1.0): faster in 0 of 4 rows, slower in 1 "
+            "(gemm/bf16/8192/8192/8192: 1.1x), the same in 3, too noisy to tell in 0",
+            "faster / slower: one process a side: a change of at least 10% and 2x either row's sample spread, "
+            "the 95% intervals apart (docs/methodology.md, Reading a comparison)",
+            "not in CUDA 11.8 (cuBLAS 11.11.3) (1 row, no verdict): allreduce/fp32/1073741824/outofplace/manual_time",
+            "not timed, no verdict (1; the message is in the time cell): svd/gesvd/fp32/1024/manual_time in "
+            "CUDA 11.8 (cuBLAS 11.11.3)",
+            "! after a verdict: the two files' median SM clocks differ by more than 5% in that row"])
+        self.assertNotIn("U Test", r.stdout)
+        self.assertNotIn("OVERALL_GEOMEAN", r.stdout)
 
-    def test_filter_rename_and_its_own_options_reach_it(self):
+    def test_filter_rename_and_no_utest_reach_it(self):
         r = tool("compare.py", data("cuda-13.0.json"), data("cuda-11.8.json"), "--filter", "^x/",
-                 "--rename", "^gemm/bf16/=x/", "--no-utest", "--no-color")
+                 "--rename", "^gemm/bf16/=x/", "--no-utest")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("x/8192/8192/8192/manual_time", r.stdout)
+        self.assertIn("| x/8192/8192/8192/manual_time | 1.6 ms | 1.76 ms | +10.0 | +10.0 | slower |", r.stdout)
         self.assertNotIn("gemm/", r.stdout)
         self.assertNotIn("launch/empty", r.stdout)
-        self.assertNotIn("U Test", r.stdout)
         self.assertNotIn("\x1b[", r.stdout)
 
 
 class TimeUnits(unittest.TestCase):
-    """Two-file mode's unit per row: compare.py prints whole numbers, so each row gets the largest
-    unit that keeps its time at 100 or more (three significant digits)."""
+    """A time as the tables write it (rows.time_text): the unit that keeps it between 1 and 1000,
+    at three significant digits."""
 
-    def test_the_largest_unit_with_three_digits(self):
-        from cubench_tools import compare
-        for us, unit in ((550.0, "us"), (100.0, "us"), (99.9, "ns"), (4.66, "ns"), (0.05, "ns"),
-                         (1600.0, "us"), (250e3, "ms"), (99.9e3, "us"), (2.5e8, "s"), (1e5, "ms")):
+    def test_the_unit_that_keeps_three_significant_digits(self):
+        from cubench_tools import rows
+        for us, text in ((550.0, "550 us"), (100.0, "100 us"), (99.9, "99.9 us"), (4.66, "4.66 us"),
+                         (0.05, "50 ns"), (1600.0, "1.6 ms"), (250e3, "250 ms"), (99.9e3, "99.9 ms"),
+                         (2.5e8, "250 s"), (1e5, "100 ms"), (6.5749, "6.57 us"), (1234.5, "1.23 ms")):
             with self.subTest(us=us):
-                self.assertEqual(compare.time_unit_for(us), unit)
+                self.assertEqual(rows.time_text(us), text)
+        self.assertEqual(rows.time_text(float("nan")), "")  # no time: an empty cell
+        self.assertEqual(rows.time_text(None), "")
 
-    def test_a_row_in_its_unit(self):
-        from cubench_tools import compare
-        row = {"name": "x", "real_time": 0.55, "cpu_time": 2.0, "time_unit": "ms"}
-        self.assertEqual(compare.in_unit(row, "us"),
-                         {"name": "x", "real_time": 550.0, "cpu_time": 2000.0, "time_unit": "us"})
-        # a cv aggregate is a fraction, not a time: it keeps its figures
-        self.assertFalse(compare.is_a_time({"run_type": "aggregate", "aggregate_name": "cv",
-                                            "aggregate_unit": "percentage"}))
-        self.assertTrue(compare.is_a_time({"run_type": "aggregate", "aggregate_name": "median"}))
-
-    def test_an_error_reason_is_shortened(self):
-        from cubench_tools import compare
-        name = "svd/gesvdp/fp32/2048/manual_time"
-        long = "svd/gesvdp/fp32/2048: inaccurate here, reported, not timed: " + "x" * 100
-        short = compare.short_reason(name, long)
-        self.assertEqual(len(short), compare.REASON_CHARS)
-        self.assertTrue(short.startswith("inaccurate here, reported, not timed: x"))
-        self.assertTrue(short.endswith("..."))
-        self.assertEqual(compare.short_reason(name, "wrong result"), "wrong result")
+    def test_a_time_that_rounds_up_to_the_next_unit_takes_it(self):
+        from cubench_tools import rows
+        for us, text in ((999.95, "1 ms"), (999.4, "999 us"), (0.9996, "1 us"), (999999.7, "1 s")):
+            with self.subTest(us=us):
+                self.assertEqual(rows.time_text(us), text)  # never "1e+03 us"
 
 
-class ComparePyOutput(unittest.TestCase):
-    """What two-file mode prints around Google Benchmark's compare.py: a unit per row, rows not
-    timed left out and named, and where a side has one repetition a verdict by their
-    confidence intervals with its caveat (or one line saying why there is none)."""
-
-    def setUp(self):
-        script = os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")
-        if not os.path.exists(script):
-            self.skipTest(f"compare.py not at {script}")
+class CompactOutput(unittest.TestCase):
+    """What the compact two-file table says: each time at three significant digits in its unit,
+    a row not timed kept with its message in the time cell and named under the table (no
+    verdict), each row judged by the one rule, its caveat said once."""
 
     def compare(self, *files):
         r = tool("compare.py", *files)
@@ -287,63 +346,86 @@ class ComparePyOutput(unittest.TestCase):
         return r.stdout.splitlines()
 
     def row(self, lines, name):
-        """The fields of the one line that compares row `name`."""
-        found = [line.split() for line in lines if line.split()[:1] == [name]]
+        """The cells after the name of the one table line of row `name`."""
+        found = [line[2:-2].split(" | ") for line in lines if line.startswith(f"| {name} |")]
         self.assertEqual(len(found), 1, lines)
-        return found[0]
+        return found[0][1:]
 
     def test_two_default_run_processes_get_units_and_verdicts(self):
-        # rows of docs/results/h100/default-run/cuda-13.0.json and memory-limit-24GiB.json
+        # rows of docs/results/h100/default-run/cuda-13.0.json and memory-limit-24GiB.json: one
+        # process each, one repetition a row
         lines = self.compare(data("one-process-a.json"), data("one-process-b.json"))
-        self.assertTrue(lines[1].endswith("CPU New  Unit  verdict (CI)"), lines[1])
-        # 4.66 us and 7.08 us: in ns, not "5 7"
-        self.assertEqual(self.row(lines, "allreduce/bf16/8/outofplace/manual_time")[3:],
-                         ["4658", "7079", "278895525", "293971057", "ns", "slower"])
-        self.assertEqual(self.row(lines, "sigmoid/vectorized/fp32/268435456/hot/manual_time")[3:],
-                         ["706", "706", "262483", "262481", "us", "same"])
-        startup = self.row(lines, "startup/nccl/comm_init/default/manual_time")  # 441 ms and 345 ms
-        self.assertEqual(startup[3:5] + [" ".join(startup[7:])], ["441", "345", "ms too noisy to tell"])
-        self.assertIn("not timed, left out: svd/gesvdp/fp32/2048/manual_time (inaccurate here, reported, "
-                      "not timed: svd gesvdp fp32 n=2...)", lines)
-        self.assertFalse([line for line in lines if line.startswith("svd/gesvdp")])  # not as a time
-        self.assertIn("4 of this table's 6 verdicts say faster or slower (a side of one repetition: a median "
-                      "change of at least 2% with the rows' 95% confidence intervals apart); 1 say too "
-                      "noisy to tell (a change of at least 2% inside the intervals)", lines)
-        self.assertEqual(len([line for line in lines if line.startswith("CI: ")]), 1)
+        self.assertEqual(lines[0], "| benchmark | CUDA 13.0 (cuBLAS 13.1.0) [one-process-a.json] | CUDA 13.0 "
+                                   "(cuBLAS 13.1.0) [one-process-b.json] | change % | cycles change % | verdict |")
+        # 4.66 us and 7.08 us: +52%, beyond 10%, twice the rows' spread and their intervals
+        self.assertEqual(self.row(lines, "allreduce/bf16/8/outofplace/manual_time"),
+                         ["4.66 us", "7.08 us", "+52.0", "+52.0", "slower"])
+        self.assertEqual(self.row(lines, "sigmoid/vectorized/fp32/268435456/hot/manual_time"),
+                         ["706 us", "706 us", "+0.0", "+0.1", "same"])
+        # -7.7%: under what one process can call
+        self.assertEqual(self.row(lines, "gemm_autotune/fp8/1024/1024/1024/manual_time"),
+                         ["6.18 us", "5.7 us", "-7.7", "-7.5", "too noisy to tell (one process: run more)"])
+        # 441 ms and 345 ms, -22%, but the second process took one sample
+        self.assertEqual(self.row(lines, "startup/nccl/comm_init/default/manual_time"),
+                         ["441 ms", "345 ms", "-21.8", "", "too noisy to tell (one sample: run more)"])
+        svd = [line for line in lines if line.startswith("| svd/gesvdp/fp32/2048/manual_time |")]
+        self.assertEqual(len(svd), 1)
+        self.assertIn("| svd/gesvdp/fp32/2048: inaccurate here, reported, not timed: ", svd[0])  # not as a time
+        self.assertTrue(svd[0].endswith("|  |  |  |"), svd[0])  # no change, no verdict
+        self.assertIn("not timed, no verdict (2; the message is in the time cell): svd/gesvdp/fp32/2048/manual_time "
+                      "in CUDA 13.0 (cuBLAS 13.1.0) [one-process-a.json], svd/gesvdp/fp32/2048/manual_time in "
+                      "CUDA 13.0 (cuBLAS 13.1.0) [one-process-b.json]", lines)
+        self.assertIn("CUDA 13.0 (cuBLAS 13.1.0) [one-process-b.json] against CUDA 13.0 (cuBLAS 13.1.0) "
+                      "[one-process-a.json]: faster in 0 of 6 rows, slower in 1 (allreduce/bf16/8/outofplace: "
+                      "1.52x), the same in 1, too noisy to tell in 4", lines)
+        self.assertEqual(len([line for line in lines if line.startswith("one process: run more: ")]), 1)
 
     def test_a_time_under_a_millisecond_in_ms_keeps_three_digits(self):
         with tempfile.TemporaryDirectory() as d:
-            rows = [dict(toy_row("sigmoid/vectorized/bf16/10000000/hot/manual_time", 0, 0.55, samples=500.0,
-                                 time_ci_pct=0.2), time_unit="ms", repetitions=1)]
+            rows = [dict(toy_row("sigmoid/vectorized/bf16/10000000/hot/manual_time", 0, 0.5512, samples=500.0,
+                                 sample_cv=0.01, time_ci_pct=0.2), time_unit="ms", repetitions=1)]
             paths = []
-            for name, scale in (("a.json", 1.0), ("b.json", 1.1)):
+            for name, scale in (("a.json", 1.0), ("b.json", 1.2)):
                 paths.append(os.path.join(d, name))
                 with open(paths[-1], "w") as f:
                     json.dump({"context": {}, "benchmarks": [dict(r, real_time=r["real_time"] * scale)
                                                               for r in rows]}, f)
-            fields = self.row(self.compare(*paths), "sigmoid/vectorized/bf16/10000000/hot/manual_time")
-        self.assertEqual(fields[3:5] + fields[7:], ["550", "605", "us", "slower"])
+            cells = self.row(self.compare(*paths), "sigmoid/vectorized/bf16/10000000/hot/manual_time")
+        self.assertEqual(cells[:2] + cells[-1:], ["551 us", "661 us", "slower"])
 
-    def test_files_with_repetitions_keep_the_u_test_and_name_an_untimed_row(self):
+    def test_repetitions_of_one_process_are_not_processes(self):
+        # cuda-13.0.json and cuda-11.8.json: five repetitions a row in one process each: no U test
         lines = self.compare(data("cuda-13.0.json"), data("cuda-11.8.json"))
-        self.assertTrue(lines[1].endswith("CPU New  Unit"), lines[1])  # no verdict column
-        self.assertTrue(any("U Test, Repetitions: 5 vs 5" in line for line in lines))
-        self.assertIn("not timed, left out: svd/gesvd/fp32/1024/manual_time in cuda-11.8.json "
-                      "(wrong result, not timed)", lines)
-        self.assertFalse([line for line in lines if line.startswith("CI: ")])
-        # the geometric mean is of the rows both files time, in a unit that reads
-        self.assertEqual(self.row(lines, "OVERALL_GEOMEAN")[-1], "ns")
+        self.assertIn("faster / slower: one process a side: a change of at least 10% and 2x either row's sample "
+                      "spread, the 95% intervals apart (docs/methodology.md, Reading a comparison)", lines)
+        self.assertFalse([line for line in lines if "U test" in line])
+        r = tool("compare.py", "--table", "--format", "csv", data("cuda-13.0.json"), data("cuda-11.8.json"))
+        ps = [row["CUDA 11.8 (cuBLAS 11.11.3): p"] for row in csv.DictReader(io.StringIO(r.stdout))]
+        self.assertEqual(set(ps), {""})  # no p where no U test ran
 
-    def test_an_older_file_of_one_repetition_says_why_it_has_no_verdict(self):
+    def test_an_older_file_of_one_repetition_is_judged_by_its_spread(self):
+        # older-cubench.json: one repetition a row, sample_cv but no time_ci_pct (before 9cd2164)
         lines = self.compare(data("older-cubench.json"), data("older-cubench.json"))
-        self.assertTrue(lines[1].endswith("CPU New  Unit"), lines[1])
-        said = [line for line in lines if line.startswith("no verdict")]
-        self.assertEqual(said, ["no verdict for 4 row(s) of one repetition (e.g. "
-                                "gemm/fp32/1024/1024/1024/manual_time): the U test needs 2 or more a "
-                                "side, and older-cubench.json carries no time_ci_pct to judge one by "
-                                "(cubench writes it since 9cd2164 of 2026-12-04); run with "
-                                "--benchmark_repetitions=5, or merge processes per build "
-                                "(tools/merge-processes, tools/run-matrix)"])
+        self.assertEqual(lines[0], "| benchmark | CUDA 13.0 (cuBLAS 13.1.0) | CUDA 13.0 (cuBLAS 13.1.0) #2 | "
+                                   "change % | cycles change % | verdict |")
+        self.assertIn("CUDA 13.0 (cuBLAS 13.1.0) #2 against CUDA 13.0 (cuBLAS 13.1.0): faster in 0 of 4 rows, "
+                      "slower in none, the same in 4, too noisy to tell in 0", lines)
+        out = []
+        with tempfile.TemporaryDirectory() as d:
+            for scale in (1.3, 1.05):
+                with open(data("older-cubench.json")) as f:
+                    doc = json.load(f)
+                for row in doc["benchmarks"]:
+                    row["real_time"] *= scale
+                path = os.path.join(d, f"older-x{scale}.json")
+                with open(path, "w") as f:
+                    json.dump(doc, f)
+                out.append(self.compare(data("older-cubench.json"), path))
+        # 30% slower: beyond 10% and twice the row's sample_cv (0.24%), with no interval to check
+        self.assertEqual(self.row(out[0], "gemm/fp32/1024/1024/1024/manual_time")[2::2], ["+30.0", "slower"])
+        # 5% slower: under what one process can call
+        self.assertEqual(self.row(out[1], "gemm/fp32/1024/1024/1024/manual_time")[2::2],
+                         ["+5.0", "too noisy to tell (one process: run more)"])
 
 
 ESC = "\x1b["  # how every ANSI colour code starts
@@ -382,21 +464,10 @@ def on_a_terminal(args, env):
 
 
 class ColourOnlyOnATerminal(unittest.TestCase):
-    """Colour codes reach a terminal only, and not there while NO_COLOR is set to a non-empty
-    value (https://no-color.org): a file or a pipe gets plain text. Of the tools, only tools/compare
-    in two-file mode colours (Google Benchmark's compare.py, which colours whatever its stdout)."""
-
-    def setUp(self):
-        self.compare_py = os.path.exists(os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py"))
-
-    def compare_on_a_terminal(self, *flags, **env):
-        if not self.compare_py:
-            self.skipTest("no Google Benchmark compare.py here")
-        code, out = on_a_terminal([sys.executable, os.path.join(TOOLS, "compare.py"), *flags,
-                                   data("cuda-13.0.json"), data("cuda-11.8.json")], environment(**env))
-        self.assertEqual(code, 0, out)
-        self.assertIn("gemm/bf16/8192/8192/8192/manual_time", out)
-        return out
+    """No tool colours a file or a pipe, and none colours a terminal either (tools/compare prints
+    its own table; Google Benchmark's compare.py, which coloured its stdout, is no longer run);
+    cli.colour_wanted is the rule a tool that colours must follow: a terminal only, and not while
+    NO_COLOR is set to a non-empty value (https://no-color.org)."""
 
     def test_no_colour_codes_in_a_pipe(self):
         with tempfile.TemporaryDirectory() as d:
@@ -406,12 +477,11 @@ class ColourOnlyOnATerminal(unittest.TestCase):
                     setup_s=1.0, first_call_ms=5.0, validate_s=0.5, warmup_s=0.1, sampling_s=2.0)]}, f)
             runs = [("compare.py", "--table", data("cuda-13.0.json"), data("cuda-11.8.json")),
                     ("compare.py", "--table", "--format", "csv", data("cuda-13.0.json"), data("cuda-11.8.json")),
+                    ("compare.py", data("cuda-13.0.json"), data("cuda-11.8.json")),
                     ("plot.py", "--out-dir", os.path.join(d, "plots"), data("cuda-13.0.json")),
-                    ("merge_processes.py", os.path.join(d, "m.json"), data("cuda-13.0.json"), data("cuda-13.0.json")),
+                    ("merge_processes.py", os.path.join(d, "m.json"), data("one-process-a.json"), data("one-process-b.json")),
                     ("where_the_time_went.py", timed),
                     ("run_matrix.py", "--list-presets")]
-            if self.compare_py:
-                runs.append(("compare.py", data("cuda-13.0.json"), data("cuda-11.8.json")))
             for args in runs:
                 with self.subTest(args=args):
                     r = tool(*args)  # stdout and stderr to pipes
@@ -419,15 +489,15 @@ class ColourOnlyOnATerminal(unittest.TestCase):
                     self.assertNotIn(ESC, r.stdout)
                     self.assertNotIn(ESC, r.stderr)
 
-    def test_compare_py_colours_a_terminal(self):
-        self.assertIn(ESC, self.compare_on_a_terminal(NO_COLOR=None))
-        self.assertIn(ESC, self.compare_on_a_terminal(NO_COLOR=""))  # empty: as if unset
-
-    def test_no_color_set_or_the_flag_keeps_a_terminal_plain(self):
-        for value in ("1", "0", "yes"):  # any non-empty value, "0" too
-            with self.subTest(NO_COLOR=value):
-                self.assertNotIn(ESC, self.compare_on_a_terminal(NO_COLOR=value))
-        self.assertNotIn(ESC, self.compare_on_a_terminal("--no-color", NO_COLOR=None))
+    def test_the_compact_table_is_plain_on_a_terminal_too(self):
+        for no_color in (None, "", "1"):
+            with self.subTest(NO_COLOR=no_color):
+                code, out = on_a_terminal([sys.executable, os.path.join(TOOLS, "compare.py"),
+                                           data("cuda-13.0.json"), data("cuda-11.8.json")],
+                                          environment(NO_COLOR=no_color))
+                self.assertEqual(code, 0, out)
+                self.assertIn("| gemm/bf16/8192/8192/8192/manual_time | 1.6 ms | 1.76 ms |", out)
+                self.assertNotIn(ESC, out)
 
     def test_colour_wanted(self):
         from cubench_tools import cli
@@ -481,7 +551,8 @@ class MergeProcesses(unittest.TestCase):
 
     def test_process_spread_is_flagged_in_process_and_not_across_processes(self):
         # Two processes per build, each tight inside and 6% apart: the first process of A against
-        # the first of B looks like a change; a process as the unit shows the same build twice.
+        # the first of B looks like a change to their own samples, but one process a side is not
+        # called under 10%; a process as the unit shows the same build twice.
         with tempfile.TemporaryDirectory() as d:
             a = [process_file(d, "a1.json", [4.00, 4.01, 4.02, 4.01, 4.00]),
                  process_file(d, "a2.json", [4.24, 4.25, 4.26, 4.25, 4.24])]
@@ -495,15 +566,18 @@ class MergeProcesses(unittest.TestCase):
                 self.assertEqual(r.returncode, 0, r.stderr)
                 row = next(csv.DictReader(io.StringIO(r.stdout)))
                 return next(v for k, v in row.items() if k.endswith("verdict"))
-            self.assertEqual(verdict(a[0], b[0]), "slower")
+            self.assertEqual(verdict(a[0], b[0]), "too noisy to tell (one process: run more)")
             r = tool("compare.py", "--table", os.path.join(d, "a.json"), os.path.join(d, "b.json"))
-            self.assertIn("CUDA 13.0 (cuBLAS ?), 2 processes [a.json]: time us", r.stdout)
-            self.assertNotIn("one process's repetitions", r.stdout)
+            self.assertIn("| CUDA 13.0 (cuBLAS ?), 2 processes [a.json]: time |", r.stdout)
+            self.assertIn("faster / slower: processes as samples: U test p < 0.05", r.stdout)
+            self.assertNotIn("one process", r.stdout)
             r = tool("compare.py", "--table", a[0], os.path.join(d, "b.json"))
-            self.assertIn("a1.json: samples are one process's repetitions", r.stdout)
-            # Two processes a side cannot be told apart at all (the U test's smallest p is 0.33):
-            # not flagged, and not called the same either.
-            self.assertEqual(verdict(os.path.join(d, "a.json"), os.path.join(d, "b.json")), "too noisy to tell")
+            self.assertIn("\none process: run more: a side is one process, whose samples cannot see how far "
+                          "another process of the same build lands", r.stdout)
+            # Two processes a side cannot be told apart at all (their spread is 2.9%, and the U
+            # test's smallest p is 0.33): not flagged, and not called the same either.
+            self.assertEqual(verdict(os.path.join(d, "a.json"), os.path.join(d, "b.json")),
+                             "too noisy to tell (spread 2.9% over 2%)")
 
     def test_bad_input_is_one_line(self):
         with tempfile.TemporaryDirectory() as d:
@@ -585,8 +659,8 @@ class Verdicts(PairOfFiles):
 
     def test_a_spread_of_ten_percent_is_too_noisy_to_tell(self):
         noisy = [90.0, 95.0, 100.0, 105.0, 110.0]  # IQR / median: 10%
-        self.assertEqual(self.word(noisy, [100.0, 110.0, 90.0, 95.0, 105.0]), "too noisy to tell")
-        self.assertEqual(self.word(TIGHT, noisy), "too noisy to tell")  # either side's spread
+        self.assertEqual(self.word(noisy, [100.0, 110.0, 90.0, 95.0, 105.0]), "too noisy to tell (spread 10% over 2%)")
+        self.assertEqual(self.word(TIGHT, noisy), "too noisy to tell (spread 10% over 2%)")  # either side's spread
         # a change the test still flags in that noise is a verdict: the noise rule only speaks
         # for rows the test did not flag
         self.assertEqual(self.word(noisy, [t * 1.5 for t in noisy]), "slower")
@@ -594,7 +668,8 @@ class Verdicts(PairOfFiles):
     def test_three_against_three_is_too_noisy_to_tell(self):
         # 3 vs 3: the smallest two-sided p is 0.1, so even a clean 5% shift cannot be flagged
         self.assertEqual(self.word(TIGHT[:3], [t * 1.05 for t in TIGHT[:3]],
-                                   base_clocks=CLOCK[:3], other_clocks=CLOCK[:3]), "too noisy to tell")
+                                   base_clocks=CLOCK[:3], other_clocks=CLOCK[:3]),
+                         "too noisy to tell (3 vs 3 cannot reach p < 0.05)")
         # ...unless --alpha allows it
         self.assertEqual(self.word(TIGHT[:3], [t * 1.05 for t in TIGHT[:3]], "--alpha", "0.2",
                                    base_clocks=CLOCK[:3], other_clocks=CLOCK[:3]), "slower")
@@ -605,18 +680,19 @@ class Verdicts(PairOfFiles):
 
     def test_without_the_u_test_the_spread_rule_still_holds(self):
         noisy = [90.0, 95.0, 100.0, 105.0, 110.0]
-        self.assertEqual(self.word(noisy, [t * 1.03 for t in noisy], "--no-utest"), "too noisy to tell")
+        self.assertEqual(self.word(noisy, [t * 1.03 for t in noisy], "--no-utest"),
+                         "too noisy to tell (spread 10% over 2%)")
         self.assertEqual(self.word(noisy, [t * 1.3 for t in noisy], "--no-utest"), "slower")
         self.assertEqual(self.word(TIGHT, [t * 1.05 for t in TIGHT], "--no-utest"), "slower")
         self.assertEqual(self.word(TIGHT, TIGHT, "--no-utest"), "same")
 
     def test_smallest_p_and_spread(self):
-        from cubench_tools import compare
-        self.assertAlmostEqual(compare.smallest_p(3, 3), 0.1)
-        self.assertAlmostEqual(compare.smallest_p(5, 5), 2 / 252)
-        self.assertAlmostEqual(compare.spread([90.0, 95.0, 100.0, 105.0, 110.0]), 0.10)
-        self.assertAlmostEqual(compare.spread([100.0, 100.0, 100.0, 100.0, 300.0]), 0.0)  # one outlier
-        self.assertEqual(compare.spread([100.0]), 0.0)
+        from cubench_tools import verdicts
+        self.assertAlmostEqual(verdicts.smallest_p(3, 3), 0.1)
+        self.assertAlmostEqual(verdicts.smallest_p(5, 5), 2 / 252)
+        self.assertAlmostEqual(verdicts.spread([90.0, 95.0, 100.0, 105.0, 110.0]), 0.10)
+        self.assertAlmostEqual(verdicts.spread([100.0, 100.0, 100.0, 100.0, 300.0]), 0.0)  # one outlier
+        self.assertEqual(verdicts.spread([100.0]), 0.0)
 
     def test_summary_counts_each_kind(self):
         noisy = [90.0, 95.0, 100.0, 105.0, 110.0]
@@ -624,19 +700,27 @@ class Verdicts(PairOfFiles):
                             "e/manual_time": (TIGHT, CLOCK)},
                            {"s/manual_time": ([t * 1.05 for t in TIGHT], CLOCK),
                             "n/manual_time": (noisy, CLOCK), "e/manual_time": (TIGHT, CLOCK)})
-        self.assertIn("1 of this table's 3 verdicts say faster or slower (U test p < 0.05 and a median "
-                      "change of at least 2%); 1 say too noisy to tell", md)
-        self.assertNotIn("one process's repetitions", md)  # merged files: processes are the samples
+        notes = [line for line in md.splitlines()[5:] if line]
+        self.assertEqual(notes, [
+            "CUDA 13.0 (cuBLAS 13.1.0), 5 processes [b.json] against CUDA 13.0 (cuBLAS 13.1.0), 5 processes "
+            "[a.json]: faster in 0 of 3 rows, slower in 1 (s: 1.05x), the same in 1, too noisy to tell in 1",
+            "faster / slower: processes as samples: U test p < 0.05 and a median change of at least 2% "
+            "(docs/methodology.md, Reading a comparison)"])  # merged files: no one-process caveat
 
 
 def one_process_file(directory, name, rows):
     """A file of one process, one repetition per row: rows is {name: (time us, time_ci_pct,
-    samples)}; time_ci_pct None leaves it out (an older cubench's row)."""
+    samples[, sample_cv])}, sample_cv 0.5% where not given; time_ci_pct or sample_cv None leaves
+    it out (an older cubench's row)."""
     out = []
-    for row_name, (time_us, ci, samples) in rows.items():
+    for row_name, row in rows.items():
+        time_us, ci, samples = row[:3]
+        cv = row[3] if len(row) > 3 else 0.005
         counters = {"samples": float(samples), "sm_clock_MHz": 1980.0}
         if ci is not None:
             counters["time_ci_pct"] = ci
+        if cv is not None:
+            counters["sample_cv"] = cv
         out.append(dict(toy_row(row_name, 0, time_us, **counters), repetitions=1))
     path = os.path.join(directory, name)
     with open(path, "w") as f:
@@ -645,10 +729,15 @@ def one_process_file(directory, name, rows):
     return path
 
 
+ONE_PROCESS_RUN_MORE = "too noisy to tell (one process: run more)"
+
+
 class OneRepetition(unittest.TestCase):
     """--table on two files of one process and one repetition per row (cubench's default run):
-    the U test cannot run, so each row is judged by its own samples' 95% confidence interval
-    (time_ci_pct); one line under the table says what that cannot see."""
+    no U test; a row is called faster or slower only where its change is at least 10%, at least
+    twice either row's own sample spread (sample_cv) and at least --min-effect, with the rows' 95%
+    intervals (time_ci_pct) apart; a change under --min-effect is the same; anything else is too
+    noisy to tell, with why. One line under the table says what one process cannot see."""
 
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -670,65 +759,77 @@ class OneRepetition(unittest.TestCase):
 
     def word(self, base, other, *extra):
         rows, _ = self.table({"k/manual_time": base}, {"k/manual_time": other}, *extra)
-        self.assertEqual(rows["k/manual_time"]["p"], "CI")
+        self.assertEqual(rows["k/manual_time"]["p"], "")  # no U test ran
         return rows["k/manual_time"]["verdict"]
 
-    def test_a_change_beyond_min_effect_with_intervals_apart_is_faster_or_slower(self):
-        self.assertEqual(self.word((100.0, 0.5, 500), (105.0, 0.5, 500)), "slower")
-        self.assertEqual(self.word((100.0, 0.5, 500), (95.0, 0.5, 500)), "faster")
-        # the intervals just apart: 100 +- 2 and 105 +- 2.1
-        self.assertEqual(self.word((100.0, 2.0, 500), (105.0, 2.0, 500)), "slower")
+    def test_a_change_of_ten_percent_or_more_with_intervals_apart_is_faster_or_slower(self):
+        self.assertEqual(self.word((100.0, 0.5, 500), (115.0, 0.5, 500)), "slower")
+        self.assertEqual(self.word((100.0, 0.5, 500), (85.0, 0.5, 500)), "faster")
+        # the intervals just apart: 100 +- 5 and 111 +- 5.55
+        self.assertEqual(self.word((100.0, 5.0, 500), (111.0, 5.0, 500)), "slower")
 
-    def test_a_change_beyond_min_effect_inside_the_intervals_is_too_noisy_to_tell(self):
-        # 100 +- 2.5 and 105 +- 2.625 overlap
-        self.assertEqual(self.word((100.0, 2.5, 500), (105.0, 2.5, 500)), "too noisy to tell")
+    def test_a_change_inside_the_intervals_is_too_noisy_to_tell(self):
+        # 100 +- 5.5 and 111 +- 6.1 overlap
+        self.assertEqual(self.word((100.0, 5.5, 500), (111.0, 5.5, 500)), ONE_PROCESS_RUN_MORE)
         # either side's interval: a tight base, a wide other
-        self.assertEqual(self.word((100.0, 0.1, 500), (105.0, 6.0, 500)), "too noisy to tell")
-        # one sample has no interval (cubench writes 0 there): not a verdict
-        self.assertEqual(self.word((100.0, 0.0, 1), (110.0, 0.5, 500)), "too noisy to tell")
+        self.assertEqual(self.word((100.0, 0.1, 500), (115.0, 14.0, 500)), ONE_PROCESS_RUN_MORE)
+
+    def test_a_change_under_ten_percent_is_not_called_however_tight(self):
+        # 5% with intervals far apart: a verdict before the one rule; one-process A/A pairs move
+        # by more than that
+        self.assertEqual(self.word((100.0, 0.1, 500), (105.0, 0.1, 500)), ONE_PROCESS_RUN_MORE)
+        self.assertEqual(self.word((100.0, 0.1, 500), (91.0, 0.1, 500)), ONE_PROCESS_RUN_MORE)
+
+    def test_a_change_under_twice_a_rows_sample_spread_is_not_called(self):
+        # sample_cv 7% on the base: 13% is under 2 x 7%; at 6% it is over 2 x 6%
+        self.assertEqual(self.word((100.0, 0.1, 500, 0.07), (113.0, 0.1, 500)), ONE_PROCESS_RUN_MORE)
+        self.assertEqual(self.word((100.0, 0.1, 500), (113.0, 0.1, 500, 0.07)), ONE_PROCESS_RUN_MORE)
+        self.assertEqual(self.word((100.0, 0.1, 500, 0.06), (113.0, 0.1, 500)), "slower")
+
+    def test_one_sample_or_no_known_spread_is_too_noisy_to_tell(self):
+        # one sample has no interval (cubench writes 0 there) and no spread
+        self.assertEqual(self.word((100.0, 0.0, 1), (120.0, 0.5, 500)), "too noisy to tell (one sample: run more)")
+        self.assertEqual(self.word((100.0, 0.5, 500, None), (120.0, 0.5, 500, None)),
+                         "too noisy to tell (spread not known: run more)")
 
     def test_a_change_under_min_effect_is_same(self):
         self.assertEqual(self.word((100.0, 0.1, 500), (101.0, 0.1, 500)), "same")  # apart, 1%
         self.assertEqual(self.word((100.0, 5.0, 500), (101.0, 5.0, 500)), "same")  # noisy, 1%
-        self.assertEqual(self.word((100.0, 0.0, 1), (101.0, 0.0, 1)), "same")
-        self.assertEqual(self.word((100.0, 0.5, 500), (105.0, 0.5, 500), "--min-effect", "0.1"), "same")
+        self.assertEqual(self.word((100.0, 0.0, 1), (101.0, 0.0, 1)), "same")  # one sample, 1%
+        self.assertEqual(self.word((100.0, 0.5, 500), (115.0, 0.5, 500), "--min-effect", "0.2"), "same")
+        # a --min-effect over 10% is the bar a change must pass
+        self.assertEqual(self.word((100.0, 0.5, 500), (115.0, 0.5, 500), "--min-effect", "0.12"), "slower")
 
     def test_the_note_counts_the_rule_and_says_the_caveat_once(self):
-        rows, md = self.table({"s/manual_time": (100.0, 0.5, 500), "n/manual_time": (100.0, 3.0, 500),
+        rows, md = self.table({"s/manual_time": (100.0, 0.5, 500), "n/manual_time": (100.0, 0.5, 500),
                                "e/manual_time": (100.0, 0.5, 500)},
-                              {"s/manual_time": (105.0, 0.5, 500), "n/manual_time": (105.0, 3.0, 500),
+                              {"s/manual_time": (115.0, 0.5, 500), "n/manual_time": (105.0, 0.5, 500),
                                "e/manual_time": (100.5, 0.5, 500)})
         self.assertEqual([rows[n]["verdict"] for n in ("s/manual_time", "n/manual_time", "e/manual_time")],
-                         ["slower", "too noisy to tell", "same"])
-        self.assertIn("1 of this table's 3 verdicts say faster or slower (a side of one repetition: a "
-                      "median change of at least 2% with the rows' 95% confidence intervals apart); "
-                      "1 say too noisy to tell (a change of at least 2% inside the intervals)", md)
-        caveat = [line for line in md.splitlines() if line.startswith("CI: ")]
+                         ["slower", ONE_PROCESS_RUN_MORE, "same"])
+        lines = md.splitlines()
+        self.assertIn("CUDA 13.0 (cuBLAS 13.1.0) [b.json] against CUDA 13.0 (cuBLAS 13.1.0) [a.json]: faster in 0 "
+                      "of 3 rows, slower in 1 (s: 1.15x), the same in 1, too noisy to tell in 1", lines)
+        self.assertIn("faster / slower: one process a side: a change of at least 10% and 2x either row's sample "
+                      "spread, the 95% intervals apart (docs/methodology.md, Reading a comparison)", lines)
+        caveat = [line for line in lines if line.startswith("one process: run more: ")]
         self.assertEqual(len(caveat), 1, md)
-        self.assertIn("see only each process's samples; between processes of one binary rows move by "
-                      "more than that", caveat[0])
-        self.assertIn("merge several processes per build (tools/merge-processes, tools/run-matrix)", caveat[0])
-        self.assertNotIn("one process's repetitions, so the U test", md)  # no U test was run
+        self.assertIn("one-process A/A pairs of one build differ by up to 15%", caveat[0])
+        self.assertIn("merge 4 or more processes per build (tools/run-matrix, or tools/merge-processes)", caveat[0])
+        self.assertNotIn("U test", md)  # no U test was run
 
-    def test_a_file_without_time_ci_pct_keeps_the_old_refusal(self):
+    def test_a_file_without_time_ci_pct_is_judged_without_the_interval(self):
         a = one_process_file(self.dir.name, "a.json", {"k/manual_time": (100.0, 0.5, 500)})
-        old = one_process_file(self.dir.name, "old.json", {"k/manual_time": (105.0, None, 500)})
-        for files in ((a, old), (old, a), (data("older-cubench.json"), data("older-cubench.json"))):
-            with self.subTest(files=files):
-                assert_one_line_error(self, tool("compare.py", "--table", *files),
-                                      r"^tools/compare: .*: the U test needs at least 2 repetitions in "
-                                      r"each file \(1 in .*, 1 in .*\); run with "
-                                      r"--benchmark_repetitions=5, or pass --no-utest$")
-        r = tool("compare.py", "--table", "--no-utest", a, old, "--format", "csv")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn(",slower", r.stdout)  # --no-utest: the spread rule, which one sample passes
-
-    def test_the_p_cell_is_ci_only_where_the_u_test_could_not_run(self):
-        from cubench_tools import compare
-        self.assertEqual(compare.CI_P, "CI")
-        rows, _ = self.table({"k/manual_time": (100.0, 0.5, 500)}, {"k/manual_time": (105.0, 0.5, 500)},
-                             "--no-utest")
-        self.assertEqual((rows["k/manual_time"]["p"], rows["k/manual_time"]["verdict"]), ("", "slower"))
+        for other, verdict in (((120.0, None, 500), "slower"), ((105.0, None, 500), ONE_PROCESS_RUN_MORE),
+                               ((101.0, None, 500), "same")):
+            with self.subTest(other=other):
+                old = one_process_file(self.dir.name, "old.json", {"k/manual_time": other})
+                for files in ((a, old), (old, a)):
+                    r = tool("compare.py", "--table", *files, "--format", "csv")
+                    self.assertEqual((r.returncode, r.stderr), (0, ""))
+                    row = next(csv.DictReader(io.StringIO(r.stdout)))
+                    self.assertEqual(next(v for k, v in row.items() if k.endswith(": verdict")),
+                                     verdict.replace("slower", "faster") if files[0] == old else verdict)
 
     def test_two_committed_default_run_processes(self):
         # rows of docs/results/h100/default-run/cuda-13.0.json and memory-limit-24GiB.json
@@ -738,11 +839,13 @@ class OneRepetition(unittest.TestCase):
         def p_and_verdict(row):  # the second file's: the only one judged
             return tuple(next(v for k, v in row.items() if k.endswith(end)) for end in (": p", ": verdict"))
         words = {row["benchmark"]: p_and_verdict(row) for row in csv.DictReader(io.StringIO(r.stdout))}
-        self.assertEqual(words["allreduce/bf16/8/outofplace/manual_time"], ("CI", "slower"))  # +52%
-        self.assertEqual(words["gemm_autotune/fp8/1024/1024/1024/manual_time"], ("CI", "faster"))  # -7.7%
-        self.assertEqual(words["sigmoid/vectorized/fp32/268435456/hot/manual_time"], ("CI", "same"))
+        self.assertEqual(words["allreduce/bf16/8/outofplace/manual_time"], ("", "slower"))  # +52%
+        self.assertEqual(words["gemm_autotune/fp8/1024/1024/1024/manual_time"], ("", ONE_PROCESS_RUN_MORE))  # -7.7%
+        self.assertEqual(words["launch/empty/manual_time"], ("", ONE_PROCESS_RUN_MORE))  # -11%: under 2 x its 6.2% sample_cv
+        self.assertEqual(words["sigmoid/vectorized/fp32/268435456/hot/manual_time"], ("", "same"))
         # -22%, but the second process took one sample: no interval
-        self.assertEqual(words["startup/nccl/comm_init/default/manual_time"], ("CI", "too noisy to tell"))
+        self.assertEqual(words["startup/nccl/comm_init/default/manual_time"],
+                         ("", "too noisy to tell (one sample: run more)"))
         self.assertEqual(words["svd/gesvdp/fp32/2048/manual_time"], ("", ""))  # not timed: no verdict
 
 
@@ -791,8 +894,8 @@ class CyclesView(PairOfFiles):
         _, md = self.table({"clock/manual_time": (TIGHT, CLOCK), "work/manual_time": (TIGHT, CLOCK)},
                            {"clock/manual_time": ([t / 1.06 for t in TIGHT], [c * 1.06 for c in CLOCK]),
                             "work/manual_time": ([t / 1.06 for t in TIGHT], CLOCK)})
-        self.assertIn("| clock/manual_time | 100 | 0.15 | 94.34 | 0.15 | -5.7 | +0.0 | 0.00794 | faster ! |", md)
-        self.assertIn("| work/manual_time | 100 | 0.15 | 94.34 | 0.1415 | -5.7 | -5.7 | 0.00794 | faster |", md)
+        self.assertIn("| clock/manual_time | 100 us | 0.15 | 94.3 us | 0.15 | -5.7 | +0.0 | 0.00794 | faster ! |", md)
+        self.assertIn("| work/manual_time | 100 us | 0.15 | 94.3 us | 0.1415 | -5.7 | -5.7 | 0.00794 | faster |", md)
         notes = [line for line in md.splitlines() if "clock made the difference" in line]
         self.assertEqual(notes, ["1 faster or slower verdict(s) whose cycles (time x SM clock) changed under "
                                  "2%: the clock made the difference, not the work (faster because it ran "
@@ -1034,10 +1137,12 @@ class SchemaFiles(unittest.TestCase):
         # always on the time (the A/A's rule), says same
         self.assertEqual((square[f"{b}: change %"], square[f"{b}: verdict"]), ("+0.0", "same"))
         self.assertEqual((round_[f"{b}: change %"], round_[f"{b}: verdict"]), ("+0.0", "same"))
-        # times 64..68 us: a spread (IQR / median) of 3%, over the 2% a change must reach
-        self.assertEqual(rows["toy/gadget/fast/64/manual_time"][f"{b}: verdict"], "too noisy to tell")
+        # times 64..68 us, the same in both files: one process a side, a change under 2% is the
+        # same whatever the repetitions' spread
+        self.assertEqual(rows["toy/gadget/fast/64/manual_time"][f"{b}: verdict"], "same")
         r = tool("compare.py", "--table", self.a, self.b)
-        self.assertIn("0 of this table's 11 verdicts say faster or slower", r.stdout)
+        self.assertIn("\nCUDA 13.0 (cuBLAS 13.1.0) [b.json] against CUDA 13.0 (cuBLAS 13.1.0) [a.json]: faster in 0 "
+                      "of 11 rows, slower in none, the same in 11, too noisy to tell in 0\n", r.stdout)
 
     def test_the_main_counter_is_the_default_column(self):
         schema = json.loads(json.dumps(TOY_SCHEMA))
@@ -1155,7 +1260,7 @@ class SchemaFiles(unittest.TestCase):
         row = next(row for row in merged["benchmarks"] if row["run_name"] == "toy/widget/round/10/manual_time")
         self.assertEqual((row["wobble"], row["sm_clock_MHz"]), (0.502, 1980.0))
         rows = self.csv_table(out, out, "--no-utest")
-        self.assertIn("CUDA 13.0 (cuBLAS 13.1.0), 2 processes [merged.json]: widgets_per_s (widget/s)",
+        self.assertIn("CUDA 13.0 (cuBLAS 13.1.0), 2 processes #2: widgets_per_s (widget/s)",
                       rows["toy/widget/round/10/manual_time"])
 
     def test_merge_refuses_files_of_different_schemas(self):
@@ -1281,22 +1386,29 @@ class WhatRan(unittest.TestCase):
             self.assertNotIn("- toy/gadget", r.stdout)
 
     def test_only_the_algorithm_and_kernels_count_not_the_figures_beside_them(self):
-        from cubench_tools import compare
         from cubench_tools import results
+        from cubench_tools import rows
 
-        def what_ran(label):  # a row of a file before version 3: its notes read from its label
+        def row(label):  # a row of a file before version 3: its notes read from its label
             r = results.Result("gemm/bf16/256/256/256/manual_time")
             r.notes = results.notes_of_label(label)
-            return compare.what_ran(r)
+            return r
         autotuned = "cuBLASLt algo 21, autotuned: candidate 3 of 8 (4.2% faster than the first)"
-        self.assertEqual(what_ran(f"stopped: noise; {autotuned}"), "cuBLASLt algo 21")
-        self.assertEqual(what_ran(autotuned.replace("4.2%", "3.9%")), "cuBLASLt algo 21")
-        self.assertEqual(what_ran("best 8192 x 8192 x 8192, cuBLASLt algo 66, searched 40 shapes; "
-                                  "kernel: sm90_a x2; L2 flushed"),
-                         "cuBLASLt algo 66; kernel: sm90_a x2")
-        self.assertEqual(what_ran("1 CUDA graph launch; stopped: noise"), "1 CUDA graph launch")
-        self.assertEqual(what_ran("stopped: noise settled"), "")
-        self.assertEqual(what_ran("kernels not named: CUPTI is busy"), "")  # CUPTI named none
+        self.assertEqual(rows.what_ran(row(f"stopped: noise; {autotuned}")), {"algorithm": "cuBLASLt algo 21"})
+        self.assertEqual(rows.what_ran(row(autotuned.replace("4.2%", "3.9%"))), {"algorithm": "cuBLASLt algo 21"})
+        self.assertEqual(rows.what_ran(row("best 8192 x 8192 x 8192, cuBLASLt algo 66, searched 40 shapes; "
+                                           "kernel: sm90_a x2; L2 flushed")),
+                         {"algorithm": "cuBLASLt algo 66", "kernels": "kernel: sm90_a x2"})
+        self.assertEqual(rows.what_ran(row("1 CUDA graph launch; stopped: noise")), {"kernels": "1 CUDA graph launch"})
+        self.assertEqual(rows.what_ran(row("stopped: noise settled")), {})
+        self.assertEqual(rows.what_ran(row("kernels not named: CUPTI is busy")), {})  # CUPTI named none
+        # the figures beside the algorithm differ, the algorithm does not: nothing else ran
+        self.assertIsNone(rows.ran_differently(row(autotuned), row(autotuned.replace("4.2%", "3.9%"))))
+        # one file names its kernels, the other only its algorithm: the algorithm alone is compared
+        self.assertIsNone(rows.ran_differently(row("cuBLASLt algo 66; kernel: sm90_a"), row("cuBLASLt algo 66")))
+        self.assertEqual(rows.ran_differently(row("cuBLASLt algo 66; kernel: sm90_a"),
+                                              row("cuBLASLt algo 39; kernel: sm80_b")),
+                         ("cuBLASLt algo 39; kernel: sm80_b", "cuBLASLt algo 66; kernel: sm90_a"))
 
 
 class BadSchema(unittest.TestCase):
@@ -1370,9 +1482,10 @@ class BadSchema(unittest.TestCase):
 
 # tests/data/expected: the tables and charts the tools give for result files without a schema
 # (written before cubench wrote one), which must keep loading as they always did. Where compare's
-# output gained something for every file (the cycles columns, `too noisy to tell`, the notes on
-# the `!` mark and on 4 processes per build) the expected tables have it too; every other cell is
-# what the tools gave before they read schemas.
+# output changed for every file (the cycles columns, `too noisy to tell`, the note on the `!` mark,
+# times at three significant digits with their unit, and the one verdict rule: these files are one
+# process each, so no p and the one-process rule's verdicts and notes) the expected tables have it
+# too; every other cell is what the tools gave before they read schemas.
 EXPECTED = os.path.join(DATA, "expected")
 TABLES_WITHOUT_SCHEMA = {
     "cuda-13.0-vs-cuda-11.8.md": ("--table", "cuda-13.0.json", "cuda-11.8.json"),
@@ -1449,12 +1562,12 @@ class CutMidWrite(unittest.TestCase):
                                         "gemm/bf16/8192/8192/8192/manual_time"])
         self.assertEqual(rows["gemm/bf16/4096/4096/4096/manual_time"]["CUDA 13.0 (cuBLAS 13.1.0): time us"], "200.5")
 
-    def test_compare_py_front(self):
-        if not os.path.exists(os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")):
-            self.skipTest("no compare.py")
+    def test_compact_table(self):
         r = tool("compare.py", data("truncated.json"), data("cuda-11.8.json"))
         self.assert_warned_once(r, "tools/compare", data("truncated.json"))
-        self.assertIn("gemm/bf16/4096/4096/4096/manual_time", r.stdout)
+        self.assertIn("| gemm/bf16/4096/4096/4096/manual_time | 200 us | 202 us |", r.stdout)
+        self.assertIn("\nnot in CUDA 13.0 (cuBLAS 13.1.0) (3 rows, no verdict): sigmoid/vectorized/fp32/10000000/"
+                      "cold/manual_time, svd/gesvd/fp32/1024/manual_time, launch/empty/manual_time\n", r.stdout)
 
     def test_plot(self):
         with tempfile.TemporaryDirectory() as out:
@@ -1465,7 +1578,12 @@ class CutMidWrite(unittest.TestCase):
     def test_merge_processes(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "merged.json")
-            r = tool("merge_processes.py", out, data("truncated.json"), data("truncated.json"))
+            with open(data("truncated.json")) as f:  # its complete rows, whole: another process
+                text = f.read()
+            whole = os.path.join(d, "whole.json")
+            with open(whole, "w") as f:
+                f.write(text[:text.rindex("},") + 1].replace("2026-12-02", "2026-12-03") + "\n ]\n}\n")
+            r = tool("merge_processes.py", out, data("truncated.json"), whole)
             self.assert_warned_once(r, "tools/merge-processes", data("truncated.json"))
             with open(out) as f:
                 rows = json.load(f)["benchmarks"]
@@ -1537,8 +1655,13 @@ class Interrupted(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             r = tool("plot.py", "--out-dir", d, data("interrupted.json"))
             self.assert_warned_once(r, "tools/plot")
+            with open(data("interrupted.json")) as f:
+                doc = json.load(f)
+            del doc["context"]["interrupted"]  # another process, whole
+            with open(os.path.join(d, "whole.json"), "w") as f:
+                json.dump(doc, f)
             r = tool("merge_processes.py", os.path.join(d, "m.json"), data("interrupted.json"),
-                     data("interrupted.json"))
+                     os.path.join(d, "whole.json"))
             self.assert_warned_once(r, "tools/merge-processes")
 
     def test_merge_names_the_interrupted_process(self):
@@ -1553,7 +1676,11 @@ class Interrupted(unittest.TestCase):
             self.assert_warned_once(r, "tools/merge-processes")
             with open(out) as f:
                 self.assertEqual(json.load(f)["context"]["interrupted"], "SIGINT (process 2)")
-            r = tool("merge_processes.py", out, whole, whole)
+            doc["context"]["date"] = "2026-12-11"  # a second whole process (merge refuses a file twice)
+            whole2 = os.path.join(d, "whole2.json")
+            with open(whole2, "w") as f:
+                json.dump(doc, f)
+            r = tool("merge_processes.py", out, whole, whole2)
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(out) as f:
                 self.assertNotIn("interrupted", json.load(f)["context"])
@@ -2021,10 +2148,8 @@ class VersionThree(unittest.TestCase):
         folders = (DATA, V3)
         runs = [("compare.py", "--table", "one-process-a.json", "one-process-b.json"),
                 ("compare.py", "--table", "--format", "csv", "one-process-a.json", "one-process-b.json"),
+                ("compare.py", "one-process-a.json", "one-process-b.json"),
                 ("where_the_time_went.py", "one-process-a.json")]
-        script = os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")
-        if os.path.exists(script):
-            runs.append(("compare.py", "one-process-a.json", "one-process-b.json"))
         for args in runs:
             with self.subTest(args=args):
                 old, new = (in_folder(folder, *args) for folder in folders)
@@ -2037,7 +2162,25 @@ class VersionThree(unittest.TestCase):
         self.assertEqual(chart_summary(new), chart_summary(old))
 
     def test_compare_judges_rows_by_their_status_and_names_kernels_from_notes(self):
-        r = tool("compare.py", "--table", v3("run-a.json"), v3("run-b.json"), "--format", "csv")
+        # run-b's measured GEMMs are 3-10% faster than run-a's: under what one process calls; made
+        # 20% faster here, each is a verdict, and the note on what ran says where kernels differ
+        folder = tempfile.TemporaryDirectory()
+        self.addCleanup(folder.cleanup)
+        with open(v3("run-b.json")) as f:
+            doc = json.load(f)
+        for row in doc["benchmarks"]:
+            if row["cubench"]["family"].startswith("gemm") and row["cubench"]["status"] == "measured":
+                row["real_time"] *= 0.8
+                row["cpu_time"] *= 0.8
+        faster_b = os.path.join(folder.name, "run-b.json")
+        with open(faster_b, "w") as f:
+            json.dump(doc, f)
+        unchanged = tool("compare.py", "--table", v3("run-a.json"), v3("run-b.json"), "--format", "csv")
+        self.assertEqual(unchanged.returncode, 0, unchanged.stderr)
+        self.assertEqual({row["CUDA 13.0 (cuBLAS 13.1.0): verdict"] for row in csv.DictReader(io.StringIO(unchanged.stdout))
+                          if row["benchmark"] in (SPLITK, AUTOTUNED)}, {"too noisy to tell (one process: run more)"})
+        self.assertNotIn("another kernel", tool("compare.py", "--table", v3("run-a.json"), v3("run-b.json")).stdout)
+        r = tool("compare.py", "--table", v3("run-a.json"), faster_b, "--format", "csv")
         self.assertEqual(r.returncode, 0, r.stderr)
         rows = {row["benchmark"]: {k.split(": ", 1)[-1]: v for k, v in row.items()}
                 for row in csv.DictReader(io.StringIO(r.stdout))}
@@ -2048,24 +2191,25 @@ class VersionThree(unittest.TestCase):
         self.assertEqual(rows[NOT_SUPPORTED]["verdict"], "")
         self.assertEqual((rows[SPLITK]["verdict"], rows[AUTOTUNED]["verdict"]), ("faster", "faster"))
         self.assertAlmostEqual(float(cells[AUTOTUNED][b + "TFLOPS (TFLOP/s)"]), 473.9, places=1)  # its family's
-        md = tool("compare.py", "--table", v3("run-a.json"), v3("run-b.json")).stdout
+        md = tool("compare.py", "--table", v3("run-a.json"), faster_b).stdout
         self.assertIn("1 faster or slower verdict(s) where another kernel or algorithm ran:\n"
                       "- gemm/bf16/1024/1024/1024/manual_time: faster under CUDA 13.0 (cuBLAS 13.1.0), where "
                       "cuBLASLt algo 66; kernel: nvjet_hsh_128x256_kernel; under CUDA 12.4 (cuBLAS 12.4.5), "
                       "cuBLASLt algo 39; kernel: sm90_xmma_gemm_bf16_kernel", md)
         self.assertNotIn("decoy", md)  # the splitk row's label names a decoy kernel; its notes do not
 
-    def test_compare_py_front_leaves_skips_out_as_not_timed(self):
-        script = os.environ.get("GBENCH_COMPARE", "/usr/share/benchmark/compare.py")
-        if not os.path.exists(script):
-            self.skipTest(f"compare.py not at {script}")
+    def test_the_compact_table_names_skips_as_not_timed_with_no_verdict(self):
         r = in_folder(V3, "compare.py", "run-a.json", "run-b.json")
         self.assertEqual((r.returncode, r.stderr), (0, ""))
-        [line] = [line for line in r.stdout.splitlines() if line.startswith("not timed, left out: ")]
-        self.assertIn(f"{NOT_RUN} in run-b.json (not run: needs 3.0 GiB of device memory;", line)
-        self.assertIn(f"{NOT_SUPPORTED} (not supported here, not timed: fp8 needs", line)
+        lines = r.stdout.splitlines()
+        [line] = [line for line in lines if line.startswith("not timed, no verdict ")]
+        self.assertIn(f"{NOT_RUN} in CUDA 13.0 (cuBLAS 13.1.0)", line)
+        self.assertIn(f"{NOT_SUPPORTED} in CUDA 12.4 (cuBLAS 12.4.5), {NOT_SUPPORTED} in CUDA 13.0", line)
+        [skip] = [line for line in lines if line.startswith(f"| {NOT_RUN} |")]
+        self.assertEqual(skip, f"| {NOT_RUN} | 11 ms | {NOT_RUN[:-12]}: not run: needs 3.0 GiB of device memory; "
+                               "1.2 GiB free of 80.0 GiB |  |  |  |")  # its reason, no change, no verdict
         self.assertNotIn("fail", r.stdout)
-        self.assertTrue([line for line in r.stdout.splitlines() if line.startswith(SPLITK + " ")])
+        self.assertTrue([line for line in lines if line.startswith(f"| {SPLITK} | 95 us | 86 us |")])
 
     def test_plot_draws_rows_by_their_family_and_axes(self):
         figures = PlotColoursAndAxes.figures(self, v3("run-a.json"), v3("run-b.json"))
@@ -2099,7 +2243,14 @@ class VersionThree(unittest.TestCase):
         from cubench_tools import results
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "merged.json")
-            r = tool("merge_processes.py", out, v3("run-a.json"), v3("run-b.json"))
+            with open(v3("run-a.json")) as f:  # run-b's rows as a process of run-a's build
+                context = json.load(f)["context"]
+            with open(v3("run-b.json")) as f:
+                doc = json.load(f)
+            doc["context"] = dict(context, date=doc["context"]["date"])
+            with open(os.path.join(d, "run-b.json"), "w") as f:
+                json.dump(doc, f)
+            r = tool("merge_processes.py", out, v3("run-a.json"), os.path.join(d, "run-b.json"))
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(out) as f:
                 merged = json.load(f)["benchmarks"]
