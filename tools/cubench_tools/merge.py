@@ -21,14 +21,36 @@ one build: an error. A file cut mid-write (its process killed) gives its complet
 warning; a benchmark it lost is then missing from it, which is an error as above. A process
 interrupted (context `interrupted`) is named in OUT's `interrupted` ("SIGINT (process 2)"),
 whichever file it was, so that OUT warns as its inputs did.
+
+Refused, in one line naming both files, status 2 and nothing written (each file is read and
+checked first, so a bad file is named as bad, not as a repeat):
+- a file given twice: the same path (after following links), or the same content (the same
+  bytes, or the same JSON written another way). Two processes never write the same file: a
+  copy would count one process twice, and the U test would take it for two that agree.
+- files of different builds: where both contexts have a field that names the build or what it
+  ran on (cuda_toolkit, cuda_runtime, cuda_compiler, the libraries' versions: cublas, cublaslt,
+  cusolver, cudnn, cudnn_frontend, nccl, libtorch, libtorch_cuda, libtorch_cudnn; PyTorch's
+  framework and torch; google_benchmark, library_build_type, git_revision, build_type,
+  cuda_architectures, host_compiler, not_built; gpu, cuda_driver_api; executable), its value
+  must be the same in every file: the line says which field differs and its two values (the
+  executable's path as its normal form). Fields of the run (date, load, memory limit, stopping
+  rule) may differ.
 """
 import json
 import os
-import sys
 
 from . import cli
 from .results import (MEASURED, SCHEMA_FIELD, InputError, is_iteration, outcome, read,  # noqa: E402
-                     run_name, schema_of)
+                     run_name, schema_of, warnings_held)
+
+# The context fields that name the build a file's process ran, or the machine it ran on
+# (cubench's version_text lists the same, fixtures/detail/report/context.cpp; framework and torch
+# are tools/torch_reference.py's): processes of one merge agree on each one both files have.
+BUILD_FIELDS = ("cuda_toolkit", "cuda_runtime", "cuda_compiler", "cublas", "cublaslt", "cusolver",
+                "cudnn", "cudnn_frontend", "nccl", "libtorch", "libtorch_cuda", "libtorch_cudnn",
+                "framework", "torch", "google_benchmark", "library_build_type", "git_revision",
+                "build_type", "cuda_architectures", "host_compiler", "not_built", "gpu",
+                "cuda_driver_api", "executable")
 
 
 def _rows_by_name(data):
@@ -66,12 +88,80 @@ def check_same_schema(first_path, first, path, context):
     raise InputError(f"{path} {what}: the processes of one merge must come from one build")
 
 
+def _same_value(field, a, b):
+    """Whether two contexts' values of a build field are the same: as text, a path as its normal
+    form (build/x/cubench and ./build/x/cubench), not_built as JSON (its spacing aside)."""
+    a, b = str(a), str(b)
+    if field == "executable":
+        return os.path.normpath(a) == os.path.normpath(b)
+    if field == "not_built":
+        try:
+            return json.loads(a) == json.loads(b)
+        except ValueError:
+            pass
+    return a == b
+
+
+def _shown(value, width=60):
+    text = cli.one_line(value)
+    return f"'{text}'" if len(text) <= width else f"'{text[:width - 3]}...'"
+
+
+def check_same_build(first_path, first, path, context):
+    """Every build field both contexts have is the same in both (BUILD_FIELDS)."""
+    for field in BUILD_FIELDS:
+        if field in first and field in context and not _same_value(field, first[field], context[field]):
+            raise InputError(f"{path} is of another build than {first_path}: its {field} is "
+                             f"{_shown(context[field])}, {first_path}'s {_shown(first[field])}; "
+                             "the processes of one merge must come from one build")
+
+
+def _bytes(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None  # read() has just read it; gone since: compared as JSON only
+
+
+def check_each_file_once(paths, datas):
+    """No file twice: not one path twice (links followed), nor one content under two names."""
+    seen_path, seen_bytes, seen_data = {}, {}, []
+    for path, data in zip(paths, datas):
+        real = os.path.realpath(os.path.abspath(path))
+        if real in seen_path:
+            raise InputError(f"{seen_path[real]} and {path} are the same file: name each process's "
+                             "file once")
+        seen_path[real] = path
+        content = _bytes(path)
+        if content is not None and content in seen_bytes:
+            raise InputError(f"{path} holds the same bytes as {seen_bytes[content]} (a copy): name "
+                             "each process's file once")
+        if content is not None:
+            seen_bytes[content] = path
+        earlier = next((p for p, d in seen_data if d == data), None)
+        if earlier is not None:
+            raise InputError(f"{path} holds the same results as {earlier} (a copy, written another "
+                             "way): name each process's file once")
+        seen_data.append((path, data))
+
+
 def merge(paths):
     if len(paths) < 2:
         raise InputError("merging needs at least two result files (one per process)")
+    # A refusal is the one line said: a warning about a file read (cut mid-write, interrupted)
+    # reaches stderr only once the merge is done.
+    with warnings_held():
+        return _merge(paths)
+
+
+def _merge(paths):
     datas = [read(p) for p in paths]  # every input checked before anything is merged
+    check_each_file_once(paths, datas)
     for path, data in zip(paths[1:], datas[1:]):
         check_same_schema(paths[0], datas[0]["context"], path, data["context"])
+    for path, data in zip(paths[1:], datas[1:]):
+        check_same_build(paths[0], datas[0]["context"], path, data["context"])
     per_file = [_rows_by_name(d) for d in datas]
     names = list(per_file[0])
     for path, rows in zip(paths[1:], per_file[1:]):
@@ -108,7 +198,7 @@ def main(argv):
     p.add_argument("out", metavar="OUT.json", help="the merged file to write")
     p.add_argument("inputs", nargs="+", metavar="RUN.json", help="one result file per process")
     args = p.parse_args(argv)
-    if os.path.abspath(args.out) in {os.path.abspath(path) for path in args.inputs}:
+    if os.path.realpath(args.out) in {os.path.realpath(path) for path in args.inputs}:
         raise InputError(f"{args.out} is also an input; name a new file first")
     cli.check_output_file(args.out, "OUT.json")  # before the work, not after it
     data = merge(args.inputs)

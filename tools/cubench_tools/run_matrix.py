@@ -2,11 +2,14 @@
 
   tools/run-matrix [--presets cuda-11.8,cuda-13.0] [--processes 4] [--repetitions 1]
                    [--min-time S] [--suite default|full] [--filter REGEX] [--kernels]
+                   [--build-dir DIR] [--build-only]
 
 For each preset (default: every toolkit preset in CMakePresets.json whose nvcc exists here, oldest
-toolkit first, so the table reads as the upgrade does):
-configure and build, then run the suite --processes times (default 4), each process into
-results/<preset>.process-<i>.json, merged into results/<preset>.json with one sample per process
+toolkit first, so the table reads as the upgrade does; two or more: one toolkit is nothing to
+compare):
+configure and build in a folder of run-matrix's own, DIR/<preset> (--build-dir, default
+build/run-matrix: your build/<preset> is never reconfigured), then run the suite --processes times
+(default 4), each process into results/<preset>.process-<i>.json, merged into results/<preset>.json with one sample per process
 (tools/merge-processes says why): the rule the A/A passed with, a process as the unit of the
 U test. All presets are built first and their processes take turns (process 1 of each, then
 process 2...). Each process runs --repetitions times (default 1: the merge keeps one sample per
@@ -27,23 +30,47 @@ merged files, each labelled by its preset): the page to hand on, with each famil
 sentence, the GPU's conditions, the kernels that changed, what was not built, the cost side and
 the commands; each merged file's context records the command its processes ran
 ("command_line"), which the page shows.
-Progress goes to stderr: cubench's own lines ("[k/N] name ... elapsed, ETA"), each led by the
-preset and process; at the end the report's path and run-matrix's wall time, in all and split
-into building and running. A bad flag or --out-dir is one line on stderr and status 2 before
-anything is built; a preset that fails to build or run makes the status 1 (the others still run).
+--build-only builds the presets and stops (no GPU needed; one preset is enough).
+
+Before anything is built, every input is checked: the flags (a --filter that is no regular
+expression, checked with Python's re after a leading '-', Google Benchmark's negation), the
+presets, --out-dir and --build-dir, that each preset's toolkit is here (one line names a missing
+one and the variable that points at it, e.g. CUBENCH_CUDA124_ROOT) and that there are two presets
+or more; then that there is a GPU (`nvidia-smi -L` lists one; not asked with --build-only).
+Progress goes to stderr: while a preset configures and builds, every 10 s a line with its step
+and time, also while it prints nothing ("configuring cuda-12.4 ... (12 s)", "building cuda-12.4:
+[37/95] (1 min 5 s)";
+the whole output in DIR/<preset>/run-matrix.log, and a failed step's error lines on stderr);
+then cubench's own lines ("[k/N] name ... elapsed, ETA"), each led by the preset and process; at
+the end the report's path and run-matrix's wall time, in all and split into building and running.
+A preset that fails to build or run makes the status 1 (the others still build and run).
 """
+import collections
 import contextlib
 import json
 import math
 import os
+import queue
 import re
 import shlex
+import shutil
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 TOOLS = os.path.join(ROOT, "tools")
+BUILD_ROOT = os.path.join(ROOT, "build", "run-matrix")  # --build-dir's default
+PROG = "tools/run-matrix"
+NO_GPU = 3  # the exit status where no GPU is here to run on
+
+EXIT_STATUS_HELP = """exit status:
+  0  done
+  1  a build or a run failed (the others still ran), or an internal error (a bug)
+  2  a bad flag, preset, toolkit, --out-dir or --build-dir: one line on stderr says which, and
+     nothing is built
+  3  no GPU here (nvidia-smi -L lists none): one line on stderr; --build-only builds anyway"""
 from . import cli
 from .merge import merge  # noqa: E402
 from .results import InputError  # noqa: E402
@@ -86,11 +113,15 @@ def preset_nvcc(cache):
     return compiler
 
 
-def toolkit_presets():
-    """[(name, nvcc path, whether it exists)] for the non-hidden configure presets."""
+def _configure_presets():
     with open(os.path.join(ROOT, "CMakePresets.json")) as f:
         presets = json.load(f)["configurePresets"]
-    by_name = {p["name"]: p for p in presets}
+    return presets, {p["name"]: p for p in presets}
+
+
+def toolkit_presets():
+    """[(name, nvcc path, whether it exists)] for the non-hidden configure presets."""
+    presets, by_name = _configure_presets()
     out = []
     for p in presets:
         if p.get("hidden"):
@@ -98,6 +129,41 @@ def toolkit_presets():
         nvcc = preset_nvcc(_cache_variables(by_name, p))
         out.append((p["name"], nvcc, bool(nvcc) and os.path.exists(nvcc)))
     return out
+
+
+def missing_toolkit(preset, nvcc):
+    """What a preset whose nvcc is not here lacks, and what would point it at one, in words:
+    "cuda-12.4: no nvcc at /usr/local/cuda-12.4/bin/nvcc; set CUBENCH_CUDA124_ROOT to the folder
+    of a CUDA 12.4 (the one holding bin/nvcc), or install one at /usr/local/cuda-12.4 or
+    /opt/cuda-12.4-debian (tools/install-deps --cuda-12.4)"."""
+    _, by_name = _configure_presets()
+    cache = _cache_variables(by_name, by_name[preset])
+    named = " ".join(str(cache.get(k, "")) for k in ("CUDAToolkit_ROOT", "CMAKE_CUDA_COMPILER"))
+    variables = list(dict.fromkeys(re.findall(r"\$p?env\{([^}]*)\}", named)))
+    literal = _expand(str(cache.get("CUDAToolkit_ROOT", "")))
+    defaults = [d for d in _expand(str(cache.get("CUBENCH_CUDA_ROOT_DEFAULT", ""))).split(";") if d]
+    m = re.search(r"(\d+\.\d+)", preset)
+    toolkit = f"a CUDA {m.group(1)}" if m else "its toolkit"
+    said = f"{preset}: no nvcc at {nvcc}" if nvcc else f"{preset}: no nvcc named"
+    set_ = [v for v in variables if os.environ.get(v)]
+    if set_:
+        said += f" ({', '.join(f'{v}={os.environ[v]}' for v in set_)})"
+    what = toolkit[2:] if toolkit.startswith("a ") else toolkit
+    if variables:
+        hint = f"set {' or '.join(variables)} to the folder of {toolkit} (the one holding bin/nvcc)"
+        if defaults:
+            hint += f", or install one at {' or '.join(defaults)}"
+    elif literal:
+        hint = f"install {what} at {literal} (CMakePresets.json's CUDAToolkit_ROOT for {preset})"
+    else:
+        hint = f"name {what}'s folder in CMakePresets.json's CUDAToolkit_ROOT for {preset}"
+    try:
+        with open(os.path.join(TOOLS, "install-deps"), encoding="utf-8") as f:
+            if f"--{preset})" in f.read():
+                hint += f" (tools/install-deps --{preset})"
+    except OSError:
+        pass
+    return f"{said}; {hint}"
 
 
 def toolkit_order(preset):
@@ -203,8 +269,68 @@ def min_time(value):
     return value
 
 
+def benchmark_filter(value):
+    """--filter: a regular expression, as Google Benchmark takes it (a leading '-' negates it);
+    one that does not compile is refused here, before the builds, not by cubench after them."""
+    try:
+        re.compile(value[1:] if value.startswith("-") else value)
+    except re.error as e:
+        raise InputError(f"--filter '{value}' is not a regular expression: {e}")
+    return value
+
+
+def check_dir(path, option):
+    """Raises InputError unless path is, or can be made, a writable directory, found out by
+    writing (a file made and removed in it, or in the folder it would be made in: os.access says
+    yes to root under /proc and /sys); makes nothing (the folders are made once every input is
+    checked)."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise InputError(f"{option} {path}: exists and is not a directory")
+    where = os.path.abspath(path)
+    while not os.path.exists(where):
+        where = os.path.dirname(where)
+    if not os.path.isdir(where):
+        raise InputError(f"{option} {path}: cannot create it: {where} is not a directory")
+    try:
+        cli._probe_new_file(os.path.join(where, f".cubench-probe{os.getpid()}"))
+    except OSError as e:
+        if where == os.path.abspath(path):
+            raise InputError(f"{option} {path}: not writable: {e.strerror}")
+        raise InputError(f"{option} {path}: cannot create it in {where}: {e.strerror}")
+
+
+def check_build_dir(build_root, names):
+    """run-matrix builds in folders of its own: never in a preset's own binaryDir (build/<preset>,
+    the user's build, which a configure of run-matrix's would change)."""
+    check_dir(build_root, "--build-dir")
+    own = os.path.realpath(os.path.join(ROOT, "build"))
+    if os.path.realpath(build_root) == own:
+        raise InputError(f"--build-dir {build_root}: its {names[0]} would be build/{names[0]}, the "
+                         "preset's own build folder (yours), which run-matrix never reconfigures; "
+                         "name another (default build/run-matrix)")
+
+
+def find_gpus():
+    """(the GPUs `nvidia-smi -L` lists, one line each; why there are none, where there are none)."""
+    try:
+        r = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, errors="replace", timeout=60)
+    except FileNotFoundError:
+        return [], "no nvidia-smi on PATH"
+    except subprocess.TimeoutExpired:
+        return [], "nvidia-smi -L gave no answer in 60 s"
+    except OSError as e:
+        return [], f"nvidia-smi: {cli.os_message(e)}"
+    gpus = [line.strip() for line in r.stdout.splitlines() if line.startswith("GPU ")]
+    if r.returncode != 0:
+        said = next((line.strip() for line in r.stdout.splitlines() if line.strip()), "")
+        return [], f"nvidia-smi -L exited {r.returncode}" + (f": {said}" if said else "")
+    return gpus, "" if gpus else "nvidia-smi -L lists no GPU"
+
+
 def parse_args(argv):
-    p = cli.parser("tools/run-matrix", __doc__)
+    p = cli.parser(PROG, __doc__)
+    p.epilog = EXIT_STATUS_HELP
     p.add_argument("--presets", help="comma-separated presets (default: those whose nvcc exists)")
     # 4: the smallest count whose U test can flag anything at 0.05 (2/C(8,4) = 0.029), and enough
     # for the A/A of the default run on the H200 (four processes against four: 0 of 69 rows
@@ -216,8 +342,13 @@ def parse_args(argv):
                                       "cubench stops each benchmark on its noise)")
     p.add_argument("--suite", choices=("default", "full"),
                    help="passed as --cubench_suite (default: none passed, cubench's own)")
-    p.add_argument("--filter", default=".", help="--benchmark_filter")
+    p.add_argument("--filter", default=".", help="--benchmark_filter (a regular expression)")
     p.add_argument("--out-dir", default=os.path.join(ROOT, "results"))
+    p.add_argument("--build-dir", default=BUILD_ROOT, metavar="DIR",
+                   help="build each preset in DIR/<preset> (default build/run-matrix; never "
+                        "build/<preset>, your own)")
+    p.add_argument("--build-only", action="store_true",
+                   help="configure and build the presets, run nothing (no GPU needed)")
     p.add_argument("--kernels", action="store_true",
                    help="name each row's kernels (--cubench_kernels=on) and what ran per toolkit")
     p.add_argument("--list-presets", action="store_true", help="say which presets can build here")
@@ -226,6 +357,8 @@ def parse_args(argv):
         raise InputError("--repetitions and --processes want a count of at least 1")
     if args.min_time is not None:
         min_time(args.min_time)
+    benchmark_filter(args.filter)
+    args.build_dir = os.path.abspath(args.build_dir)  # cmake runs in the source folder
     return args
 
 
@@ -236,16 +369,19 @@ def main(argv):
         for name, nvcc, ok in known:
             print(f"{name}\t{'available' if ok else 'missing'}\t{nvcc}")
         return 0
-    if args.presets is not None and not args.presets.strip(","):
-        raise InputError("--presets names no preset")
-    names = (sorted((n for n, _, ok in known if ok), key=toolkit_order) if args.presets is None
-             else [n for n in args.presets.split(",") if n])
-    unknown = [n for n in names if n not in {k[0] for k in known}]
-    if unknown:
-        raise InputError(f"unknown preset(s) {', '.join(unknown)}; known: {', '.join(k[0] for k in known)}")
-    if not names:
-        raise InputError("no toolkit preset's nvcc exists on this machine")
-    cli.output_dir(args.out_dir)  # before the builds: a bad --out-dir costs nothing
+    names = chosen_presets(args, known)
+    if not args.build_only:
+        gpus, why = find_gpus()
+        if not gpus:
+            return cli.fail(PROG, f"no GPU here ({why}): the suite runs on a GPU; nothing was built "
+                                  "(--build-only builds without running)", NO_GPU)
+        say(f"on {gpus[0]}" + (f" (and {len(gpus) - 1} more)" if len(gpus) > 1 else ""))
+    if shutil.which("cmake") is None:
+        raise InputError("no cmake on PATH: run-matrix configures and builds each preset with it")
+    # Checked above; made only now that the work starts.
+    cli.output_dir(args.build_dir, "--build-dir")
+    if not args.build_only:
+        cli.output_dir(args.out_dir)
     clock = {"start": time.monotonic(), "build": 0.0, "runs": 0.0}
     try:
         return build_and_run(names, args, clock)
@@ -253,6 +389,42 @@ def main(argv):
         total = time.monotonic() - clock["start"]
         say(f"{fmt_duration(total)} in all (build {fmt_duration(clock['build'])}, "
             f"runs {fmt_duration(clock['runs'])})")
+
+
+def chosen_presets(args, known):
+    """The presets to build, every input about them checked (InputError, status 2, else): known
+    names, none twice, --out-dir and --build-dir usable, two presets or more (one alone is nothing
+    to compare; --build-only builds one), each one's toolkit here."""
+    if args.presets is not None and not args.presets.strip(","):
+        raise InputError("--presets names no preset")
+    available = {n for n, _, ok in known if ok}
+    names = (sorted(available, key=toolkit_order) if args.presets is None
+             else [n for n in args.presets.split(",") if n])
+    unknown = [n for n in names if n not in {k[0] for k in known}]
+    if unknown:
+        raise InputError(f"unknown preset(s) {', '.join(unknown)}; known: {', '.join(k[0] for k in known)}")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise InputError(f"--presets names {', '.join(twice)} twice: a preset is built and run once")
+    check_dir(args.out_dir, "--out-dir")  # before the builds: a bad --out-dir costs nothing
+    check_build_dir(args.build_dir, names or [k[0] for k in known])
+    if not names:
+        raise InputError("no toolkit preset's nvcc exists on this machine: "
+                         + "; ".join(missing_toolkit(n, nvcc) for n, nvcc, _ in known))
+    if len(names) == 1 and not args.build_only:
+        if args.presets is None:
+            others = [missing_toolkit(n, nvcc) for n, nvcc, ok in known if not ok]
+            another = ("; ".join(others) if others else
+                       "add a preset for another toolkit to CMakePresets.json")
+            raise InputError(f"only {names[0]}'s toolkit is here, and one toolkit is nothing to "
+                             f"compare; for another: {another} (--build-only builds one alone)")
+        raise InputError(f"--presets names one toolkit ({names[0]}): nothing to compare; name two "
+                         "or more (--build-only builds one alone)")
+    nvccs = {n: nvcc for n, nvcc, _ in known}
+    missing = [n for n in names if n not in available]
+    if missing:
+        raise InputError("; ".join(missing_toolkit(n, nvccs[n]) for n in missing))
+    return names
 
 
 def tables(written):
@@ -277,25 +449,125 @@ def timed(clock, key):
         clock[key] += time.monotonic() - start
 
 
-def build_all(names, clock):
+PROGRESS_EVERY_S = 10.0  # a build says where it is at least this often
+BUILD_STEP = re.compile(r"^\[\s*(\d+)\s*/\s*(\d+)\s*\]|^\[\s*(\d+)%\]")  # ninja's [37/95], make's [ 37%]
+
+
+class StepProgress:
+    """What a configure or build says while it runs: its latest step ("[37/95]" from ninja's
+    lines, "[37%]" from make's) and its time, at most once every `every` seconds, and as often
+    while it prints nothing (one long compile): "building cuda-12.4: [37/95] (1 min 5 s)",
+    "configuring cuda-12.4 ... (12 s)" before any step."""
+
+    def __init__(self, what, start, every=PROGRESS_EVERY_S):
+        self.what, self.start, self.every = what, start, every
+        self.said = start
+        self.step = None
+
+    def seen(self, line):
+        m = BUILD_STEP.match(line)
+        if m:
+            self.step = f"[{m.group(1)}/{m.group(2)}]" if m.group(1) else f"[{m.group(3)}%]"
+
+    def text(self, now):
+        took = fmt_duration(now - self.start)
+        return f"{self.what}: {self.step} ({took})" if self.step else f"{self.what} ... ({took})"
+
+    def due(self, now):
+        """The line to say now, or None where one was said less than `every` seconds ago."""
+        if now - self.said < self.every:
+            return None
+        self.said = now
+        return self.text(now)
+
+
+def run_step(cmd, progress, log, clock=time.monotonic):
+    """Runs cmd in the source folder, its output (stdout and stderr) into the open file log,
+    saying progress's lines on stderr as it goes; (exit status, its last 200 lines)."""
+    lines = queue.Queue()
+    tail = collections.deque(maxlen=200)
+    with subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          stdin=subprocess.DEVNULL, text=True, errors="replace") as proc:
+        def pump():  # a thread: the loop below speaks on time also while nothing is printed
+            for line in proc.stdout:
+                lines.put(line)
+            lines.put(None)
+        threading.Thread(target=pump, daemon=True).start()
+        try:
+            while True:
+                try:
+                    line = lines.get(timeout=min(1.0, progress.every))
+                except queue.Empty:
+                    line = ""
+                if line is None:
+                    break
+                if line:
+                    log.write(line)
+                    tail.append(line.rstrip("\n"))
+                    progress.seen(line)
+                text = progress.due(clock())
+                if text:
+                    say(text)
+        except BaseException:
+            proc.kill()
+            raise
+    log.flush()
+    return proc.returncode, list(tail)
+
+
+def error_lines(tail, most=12):
+    """What a failed step's output says of why: from its first error line (ninja's "FAILED:",
+    "CMake Error", a compiler's "error"), at most `most` lines; else its last lines."""
+    first = next((i for i, line in enumerate(tail)
+                  if re.search(r"^FAILED:|^CMake Error|\berror\b", line)), None)
+    lines = tail[first:first + most] if first is not None else tail[-most:]
+    return [line for line in lines if line.strip()]
+
+
+def build_dir(build_root, preset):
+    return os.path.join(build_root, preset)
+
+
+def build_preset(preset, build_root):
+    """Configures and builds preset in build_root/<preset> (cmake --preset P -B there: the
+    preset's own binaryDir, build/<preset>, is left alone), saying its progress; whether it built."""
+    folder = build_dir(build_root, preset)
+    os.makedirs(folder, exist_ok=True)
+    log_path = os.path.join(folder, "run-matrix.log")
+    with open(log_path, "w", encoding="utf-8") as log:
+        for verb, done, cmd in (("configuring", "configured", ["cmake", "--preset", preset, "-B", folder]),
+                                ("building", "built", ["cmake", "--build", folder])):
+            start = time.monotonic()
+            say(f"{verb} {preset} ...")
+            log.write(f"$ {shlex.join(cmd)}\n")
+            log.flush()
+            code, tail = run_step(cmd, StepProgress(f"{verb} {preset}", start), log)
+            took = fmt_duration(time.monotonic() - start)
+            if code != 0:
+                say(f"{preset}: {shlex.join(cmd)} failed (exit {code}) after {took}; its whole "
+                    f"output: {log_path}")
+                for line in error_lines(tail):
+                    say(f"{preset}:   {line}")
+                return False
+            say(f"{preset}: {done} ({took})")
+    return True
+
+
+def build_all(names, clock, build_root=BUILD_ROOT):
     """(built presets, failed presets), every build first: the runs then take turns."""
     failed, built = [], []
     with timed(clock, "build"):
         for preset in names:
-            say(f"{preset}: configure and build")
-            for step in (["cmake", "--preset", preset], ["cmake", "--build", "--preset", preset]):
-                r = subprocess.run(step, cwd=ROOT, capture_output=True, text=True)
-                if r.returncode != 0:
-                    say(f"{preset}: {' '.join(step)} failed:\n{(r.stdout + r.stderr)[-2000:]}")
-                    failed.append(preset)
-                    break
-            else:
-                built.append(preset)
+            (built if build_preset(preset, build_root) else failed).append(preset)
     return built, failed
 
 
 def build_and_run(names, args, clock):
-    built, failed = build_all(names, clock)
+    built, failed = build_all(names, clock, args.build_dir)
+    if args.build_only:
+        for preset in built:
+            say(f"{preset}: {os.path.join(build_dir(args.build_dir, preset), 'cubench')}")
+        return 1 if failed else 0
     # Process i of every preset before process i+1 of any: a drift of the machine over the
     # matrix (clocks, temperature, a neighbour's load) then falls on every preset alike instead
     # of looking like the difference between the first preset and the last.
@@ -309,7 +581,7 @@ def build_and_run(names, args, clock):
                 else:
                     part = os.path.join(args.out_dir, f"{preset}.process-{i}.json")
                     what = f"{preset} process {i}/{args.processes}"
-                binary = os.path.join(ROOT, "build", preset, "cubench")
+                binary = os.path.join(build_dir(args.build_dir, preset), "cubench")
                 commands.setdefault(preset, shlex.join(suite_command(binary, args, part)))
                 if run_suite(binary, args, part, what) == 0:
                     parts[preset].append(part)
