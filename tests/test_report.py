@@ -1,13 +1,14 @@
 """ctest: tools/report on its fixtures (tests/data/report: three builds of one source, four
-processes each; 11.8 built without NCCL and with rows not run): the page's first sentence (the
-family verdicts counted), then each family's, then how to read the page, before the rows; each
+processes each; 11.8 built without NCCL and with rows not run): the page's first lines (per build
+its rows counted, then one recommendation), then each family's sentence, then how to read the
+page, before the rows; each
 family's verdict sentence and the rows behind it, a long message folded into a short cell and a
 note under its table, the GPU's conditions, the kernels that changed, what was not built or not
 run, the cost side, the commands and the versions with what the puzzling ones mean; the HTML
 well-formed and self-contained, the Markdown's charts beside it; the charts (tools/plot's, as
 the report draws them): every timed row a point, every GEMM shape too, one legend that covers no
-panel, reference labels and the title inside the chart; a build of one repetition said to be
-untested instead of claimed significant; version-3 files (tests/data/v3): the fixtures converted
+panel, reference labels and the title inside the chart; a build of one process judged by the
+one-process rule (a row of one sample too noisy to tell, nothing called significant); version-3 files (tests/data/v3): the fixtures converted
 give the same page, rows skipped are listed with their reasons and rows report by their "cubench"
 objects; bad input one line on stderr, exit status 2 and nothing written; and run-matrix ending with the report (nothing is built: its build and runs are stood
 in for).
@@ -88,9 +89,9 @@ class VerdictSentences(Rendered):
         "gemm": "13.0 is 10-11% faster than 11.8 at gemm (2 of 2 rows significant); 12.4 is 4.6% slower "
                 "than 11.8 there (1 of 2 rows significant).",
         "svd": "13.0 is 2.1-3.3x faster than 11.8 at svd (3 of 4 rows significant); 12.4 gained nothing "
-               "there (no significant change).",
-        "sigmoid": "12.4 gained nothing at sigmoid that the samples can show (no significant change; 1 of "
-                   "1 row too noisy to tell); 13.0 gained nothing there (no significant change).",
+               "there (every row the same).",
+        "sigmoid": "12.4 gained nothing at sigmoid that the samples can show (1 of 1 row too noisy to "
+                   "tell); 13.0 gained nothing there (every row the same).",
         "startup/cuda": "12.4 is 2.2-2.4x faster than 11.8 at startup/cuda (2 of 2 rows significant); 13.0 "
                         "is 2.5x faster than 11.8 there (2 of 2 rows significant).",
         "allreduce": "Not compared: 11.8, the base, was built without it (no NCCL for CUDA 11.8); 12.4 "
@@ -121,12 +122,19 @@ class VerdictSentences(Rendered):
                       self.md)
 
 
-def result(times, clock=1975.0):
+def result(times, clock=1975.0, **counters):
+    """A row of these times (one per process, or one process's one repetition); counters: a
+    value each (samples, sample_cv, time_ci_pct as cubench writes them)."""
     from cubench_tools import results
     r = results.Result("x/manual_time")
     r.times = list(times)
     r.clocks = [clock] * len(r.times)
+    r.counters = {c: [v] * len(r.times) for c, v in counters.items()}
     return r
+
+
+# A row of one process as cubench writes it: 500 samples, 0.5% apart, a 95% interval of +-0.2%.
+ONE_PROCESS = dict(samples=500.0, sample_cv=0.005, time_ci_pct=0.2)
 
 
 class SentenceWords(unittest.TestCase):
@@ -134,14 +142,18 @@ class SentenceWords(unittest.TestCase):
 
     ARGS = argparse.Namespace(no_utest=False, alpha=0.05, min_effect=0.02)
 
-    def outcome(self, pairs, label="13.0"):
+    def judgement(self, base, other, processes=4):
         from cubench_tools import report
-        judged = [report.Judgement(result(a), result(b), self.ARGS, "11.8", label) for a, b in pairs]
+        return report.Judgement(base, other, self.ARGS, processes, processes)
+
+    def outcome(self, pairs, label="13.0", processes=4, **counters):
+        from cubench_tools import report
+        judged = [self.judgement(result(a, **counters), result(b, **counters), processes) for a, b in pairs]
         return report.Outcome(label, judged, None)
 
-    def clause(self, pairs, first=True):
+    def clause(self, pairs, first=True, processes=4, **counters):
         from cubench_tools import report
-        return report.clause(self.outcome(pairs), "11.8", "svd", first, False)
+        return report.clause(self.outcome(pairs, processes=processes, **counters), "11.8", "svd", first, False)
 
     BASE = (100, 101, 99, 100.5)
 
@@ -163,22 +175,41 @@ class SentenceWords(unittest.TestCase):
         self.assertEqual(self.clause([(self.BASE, slower)], first=False),
                          "13.0 is 10% slower than 11.8 there (1 of 1 row significant)")
 
-    def test_one_repetition_is_not_called_significant(self):
-        text = self.clause([((100,), (50,)), ((100,), (40,))])
-        self.assertEqual(text, "13.0 looks 2.0-2.5x faster than 11.8 at svd, not tested for significance: "
-                               "one repetition")
-        self.assertNotIn("significant", text.replace("significance", ""))
-        self.assertEqual(self.clause([((100,), (100.5,))]),
-                         "13.0 looks no different at svd (not tested for significance: one repetition)")
+    def test_one_process_is_called_not_significant(self):
+        # one process a side: the one-process rule calls a large clean change, and the clause
+        # says "called", never "significant"
+        text = self.clause([((100,), (50,)), ((100,), (40,))], processes=1, **ONE_PROCESS)
+        self.assertEqual(text, "13.0 is 2.0-2.5x faster than 11.8 at svd (2 of 2 rows called)")
+        self.assertEqual(self.clause([((100,), (100.5,))], processes=1, **ONE_PROCESS),
+                         "13.0 gained nothing at svd (every row the same)")
+        # 5% in one process: not called, however tight its samples
+        self.assertEqual(self.clause([((100,), (95,))], processes=1, **ONE_PROCESS),
+                         "13.0 gained nothing at svd that the samples can show (1 of 1 row too noisy to tell)")
+
+    def test_one_sample_is_too_noisy_to_tell_and_its_cell_says_so(self):
+        j = self.judgement(result((100,)), result((50,)), processes=1)  # no samples counter: one sample
+        self.assertEqual((j.word, j.significance), ("too noisy to tell", "one process a side: one sample: run more"))
+        j = self.judgement(result((100,), **ONE_PROCESS), result((95,), **ONE_PROCESS), processes=1)
+        self.assertEqual(j.significance, "one process a side: one process: run more")
+        j = self.judgement(result((100,), **ONE_PROCESS), result((50,), **ONE_PROCESS), processes=1)
+        self.assertEqual((j.word, j.significance), ("faster", "one process a side"))
+        self.assertEqual(self.clause([((100,), (50,)), ((100,), (40,))], processes=1),
+                         "13.0 gained nothing at svd that the samples can show (2 of 2 rows too noisy to tell)")
 
     def test_two_against_two_is_too_noisy_to_tell_and_says_why(self):
-        from cubench_tools import report
-        j = report.Judgement(result((100, 101)), result((50, 50.5)), self.ARGS, "11.8", "13.0")
+        j = self.judgement(result((100, 101)), result((50, 50.5)), processes=2)
         self.assertEqual(j.word, "too noisy to tell")
-        self.assertEqual(j.significance, "p = 0.33 (2 vs 2 samples cannot reach p < 0.05)")
-        self.assertEqual(self.clause([((100, 101), (50, 50.5))]),
-                         "13.0 gained nothing at svd that the samples can show (no significant change; "
-                         "1 of 1 row too noisy to tell)")
+        self.assertEqual(j.significance, "p = 0.33 (2 vs 2 cannot reach p < 0.05)")
+        self.assertEqual(self.clause([((100, 101), (50, 50.5))], processes=2),
+                         "13.0 gained nothing at svd that the samples can show (1 of 1 row too noisy to tell)")
+
+    def test_no_utest_says_beyond_their_spread(self):
+        from cubench_tools import report
+        args = argparse.Namespace(no_utest=True, alpha=0.05, min_effect=0.02)
+        j = report.Judgement(result(self.BASE), result((120, 121, 119, 120.5)), args, 4, 4)
+        self.assertEqual((j.word, j.significance), ("slower", "no U test (--no-utest)"))
+        self.assertEqual(report.clause(report.Outcome("13.0", [j], None), "11.8", "svd", True, True),
+                         "13.0 is 20% slower than 11.8 at svd (1 of 1 row beyond their spread)")
 
 
 class PageSections(Rendered):
@@ -248,64 +279,109 @@ class PageSections(Rendered):
 
 
 class PageOrder(Rendered):
-    """The verdict first: the page's first sentence per build (the family verdicts counted), the
-    families' sentences, how to read the page, and only then the rows."""
+    """The verdict first: the page's first lines per build (its rows counted, then one
+    recommendation), the families' sentences, how to read the page, and only then the rows."""
 
-    FIRST = ("**12.4** is faster than 11.8 in 1 of 4 families (startup/cuda), slower in 1 (gemm), no "
-             "significant change in 2 (svd, sigmoid); not compared: allreduce.",
-             "**13.0** is faster than 11.8 in 3 of 4 families (gemm, svd, startup/cuda), slower in none, no "
-             "significant change in 1 (sigmoid); not compared: allreduce.")
+    FIRST = ("**12.4** against 11.8: faster in 2 of 9 rows (2.24-2.39x), slower in 1 (gemm/bf16/4096/4096/4096: "
+             "1.05x), the same in 5, too noisy to tell in 1; not compared: allreduce.",
+             "Pick 12.4 over 11.8 unless your workload is among its slower rows (gemm/bf16/4096/4096/4096): "
+             "across the 3 rows that changed it is 1.72x faster (geometric mean).",
+             "**13.0** against 11.8: faster in 7 of 9 rows (1.1-3.31x), slower in none, the same in 2, too noisy "
+             "to tell in 0; not compared: allreduce.",
+             "Pick 13.0 over 11.8: faster in 7 rows and slower in none.")
 
-    def test_the_first_sentence_comes_right_under_the_title(self):
+    def test_the_first_lines_come_right_under_the_title(self):
         title = "# cubench report: 11.8, 12.4, 13.0 on NVIDIA H200\n\n"
-        self.assertTrue(self.md.startswith(title + self.FIRST[0] + "\n\n" + self.FIRST[1] + "\n\n"),
-                        self.md[:600])
-        self.assertIn("<p><strong>13.0</strong> is faster than 11.8 in 3 of 4 families", self.html)
+        self.assertTrue(self.md.startswith(title + "\n\n".join(self.FIRST) + "\n\n"), self.md[:900])
+        self.assertIn("<p><strong>13.0</strong> against 11.8: faster in 7 of 9 rows", self.html)
+        self.assertIn("<p>Pick 13.0 over 11.8: faster in 7 rows and slower in none.</p>", self.html)
+
+    def test_compare_counts_the_rows_as_the_page_does(self):
+        r = subprocess.run([sys.executable, os.path.join(TOOLS, "compare.py"), fixture("11.8"), fixture("13.0")],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        counted = next(line for line in r.stdout.splitlines() if " against " in line)
+        self.assertIn(counted.split(": ", 1)[1], self.FIRST[2])
 
     def test_then_the_families_then_how_to_read_then_the_rows(self):
-        at = [self.md.index(text) for text in (self.FIRST[1], "## Verdicts", "- **gemm**: ",
+        at = [self.md.index(text) for text in (self.FIRST[3], "## Verdicts", "- **gemm**: ",
                                                "## How to read this page", "## Rows", "| row |")]
         self.assertEqual(at, sorted(at))
         reading = self.md.split("## How to read this page\n\n")[1].split("\n\n## ")[0]
         self.assertLess(len(reading.splitlines()), 5, reading)  # short
+        self.assertIn("- faster / slower: processes as samples: U test p < 0.05 and a median change of at least "
+                      "2%; too noisy to tell: ", reading)
         self.assertIn("speed-up: 11.8's time over the build's (above 1 is faster)", reading)
         self.assertNotIn("[1]", reading)  # no table here folds a message
+        self.assertNotIn("one process", reading)  # every build is 4 processes: no one-process caveat
 
 
-class OverallSentence(unittest.TestCase):
-    """One build's first sentence from family standings made here: each kind counted."""
+def verdict(word, speedup=1.0):
+    """A Verdict of that word, its change the speed-up's."""
+    from cubench_tools import verdicts
+    return verdicts.Verdict(1 / speedup - 1, word)
 
-    def sentence(self, by_family, no_utest=False):
+
+class FirstLines(unittest.TestCase):
+    """The page's first lines from verdicts made here: each recommendation, and where a build
+    stands at a family (mixed only where the smaller side of its called rows is over a quarter)."""
+
+    def recommend(self, *words):
         from cubench_tools import report
-        return report.overall_sentence("13.0", "11.8", by_family, no_utest)
+        return report.recommendation("13.0", "11.8", [(f"svd/r{i}", v) for i, v in enumerate(words)])
 
-    def test_each_kind_is_counted_and_named(self):
-        self.assertEqual(
-            self.sentence({"gemm": ("faster", True), "svd": ("faster", True), "startup/cuda": ("mixed", True),
-                           "sigmoid": ("same", True), "launch/empty": ("same", True), "allreduce": None}),
-            "13.0 is faster than 11.8 in 2 of 5 families (gemm, svd), slower in none, faster in some rows "
-            "and slower in others in 1 (startup/cuda), no significant change in 2 (sigmoid, launch/empty); "
-            "not compared: allreduce.")
-        self.assertEqual(self.sentence({"gemm": ("slower", True)}, no_utest=True),
-                         "13.0 is faster than 11.8 in 0 of 1 family, slower in 1 (gemm).")
+    def test_each_recommendation(self):
+        same, noisy = verdict("same"), verdict("too noisy to tell")
+        self.assertEqual(self.recommend(verdict("faster", 2.0), verdict("faster", 1.2), same),
+                         "Pick 13.0 over 11.8: faster in 2 rows and slower in none.")
+        self.assertEqual(self.recommend(verdict("slower", 1 / 1.2), verdict("slower", 1 / 1.1), noisy),
+                         "Keep 11.8: 13.0 is slower in 2 rows and faster in none.")
+        self.assertEqual(self.recommend(verdict("faster", 2.0), verdict("faster", 2.0), verdict("slower", 1 / 1.1)),
+                         "Pick 13.0 over 11.8 unless your workload is among its slower rows (svd/r2): across "
+                         "the 3 rows that changed it is 1.54x faster (geometric mean).")
+        self.assertEqual(self.recommend(*[verdict("faster", 3.0)] * 4, *[verdict("slower", 1 / 1.1)] * 4),
+                         "Pick 13.0 over 11.8 unless your workload is among its slower rows (svd/r4, svd/r5, "
+                         "svd/r6 and 1 more): across the 8 rows that changed it is 1.65x faster (geometric mean).")
+        self.assertEqual(self.recommend(verdict("faster", 1.1), *[verdict("slower", 0.5)] * 4),
+                         "Keep 11.8 unless your workload is among 13.0's faster rows: across the 5 rows that "
+                         "changed 13.0 is 1.71x slower (geometric mean).")
+        self.assertEqual(self.recommend(noisy, noisy, same),
+                         "No reason to switch to 13.0 that these files can show: 2 of 3 rows are too noisy to "
+                         "tell; run more processes per build (tools/run-matrix) to decide.")
+        self.assertEqual(self.recommend(same, same), "Either 13.0 or 11.8: every row is the same.")
+        self.assertEqual(self.recommend(), "No recommendation for 13.0: no row both builds timed.")
 
-    def test_many_families_are_named_up_to_five(self):
-        by_family = {f"f{i}": ("faster", True) for i in range(7)}
-        self.assertEqual(self.sentence(by_family), "13.0 is faster than 11.8 in 7 of 7 families "
-                                                   "(f0, f1, f2, f3, f4 and 2 more), slower in none.")
+    def test_a_family_is_mixed_only_past_a_quarter(self):
+        from types import SimpleNamespace
+        from cubench_tools import report
 
-    def test_untested_families_are_not_called_significant(self):
-        self.assertEqual(self.sentence({"svd": ("faster", False), "gemm": ("same", False)}),
-                         "13.0 looks faster than 11.8 in 1 of 2 families (svd), slower in none, no different "
-                         "in 1 (gemm): not tested for significance (one repetition).")
-        self.assertEqual(self.sentence({"svd": ("faster", True), "gemm": ("slower", False)}),
-                         "13.0 is faster than 11.8 in 1 of 1 family (svd), slower in none; in 1 more family, "
-                         "not tested for significance (one repetition), it looks faster in 0 of 1 family, "
-                         "looks slower in 1 (gemm).")
+        def standing(faster, slower, n=None, not_built_why=None):
+            return report.standing(SimpleNamespace(faster=[1.5] * faster, slower=[1.1] * slower,
+                                                   n=faster + slower if n is None else n,
+                                                   not_built_why=not_built_why))
+        self.assertEqual(standing(21, 3), "faster")  # 3 of 24: 12.5%
+        self.assertEqual(standing(3, 1), "faster")  # a quarter exactly: not past it
+        self.assertEqual(standing(1, 3), "slower")
+        self.assertEqual(standing(3, 2), "mixed")
+        self.assertEqual(standing(0, 0, n=4), "same")
+        self.assertIsNone(standing(0, 0, n=0))  # no row of the family to compare
+        self.assertIsNone(standing(0, 0, n=0, not_built_why="no NCCL"))
 
-    def test_nothing_in_common(self):
-        self.assertEqual(self.sentence({"allreduce": None}),
-                         "13.0 has no family in common with 11.8 to compare; not compared: allreduce.")
+    def test_a_build_that_timed_no_row_in_common_says_so(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(fixture("13.0")) as f:
+                doc = json.load(f)
+            for row in doc["benchmarks"]:
+                row.update(error_occurred=True, error_message=f"{row['name'][:-12]}: wrong result, not timed")
+            path = os.path.join(d, "failed.json")
+            with open(path, "w") as f:
+                json.dump(doc, f)
+            r = run_report("--out", os.path.join(d, "r"), f"11.8={fixture('11.8')}", f"13.0={path}")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "r.md")) as f:
+                first = f.read().split("\n\n")[1:3]
+        self.assertTrue(first[0].startswith("**13.0** against 11.8: no row both timed"), first[0])
+        self.assertEqual(first[1], "No recommendation for 13.0: no row both builds timed.")
 
 
 # A message as cubench writes it for a row it did not time (docs/results/h100's svd, shortened).
@@ -631,15 +707,20 @@ class HtmlPage(Rendered):
         self.assertIn("Not drawn: allreduce: left out 2 one-GPU benchmark(s)", self.md)
 
 
-class OneRepetition(unittest.TestCase):
-    """A build whose file has one repetition per row: the page says its rows were not tested,
-    where compare --table refuses the pair."""
+class OneProcess(unittest.TestCase):
+    """A build whose file is one process, one repetition per row (cubench's default run): its rows
+    are judged by the one-process rule against the base's processes; a row of one sample is too
+    noisy to tell and says why, a row with its samples' spread is called where the rule allows,
+    and nothing is claimed significant."""
 
-    def test_untested_rows_are_said_not_claimed(self):
+    def render(self, **counters):
+        """The page of 11.8 against 13.0's fixture cut to its first process, each row given
+        counters."""
         with tempfile.TemporaryDirectory() as d:
             with open(fixture("13.0")) as f:
                 doc = json.load(f)
-            doc["benchmarks"] = [dict(row, repetitions=1) for row in doc["benchmarks"] if row["repetition_index"] == 0]
+            doc["benchmarks"] = [dict(row, repetitions=1, **counters) for row in doc["benchmarks"]
+                                 if row["repetition_index"] == 0]
             del doc["context"]["processes"], doc["context"]["process_dates"]
             single = os.path.join(d, "single.json")
             with open(single, "w") as f:
@@ -647,18 +728,40 @@ class OneRepetition(unittest.TestCase):
             r = run_report("--out", os.path.join(d, "r"), f"11.8={fixture('11.8')}", f"13.0={single}")
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(os.path.join(d, "r.md")) as f:
-                md = f.read()
-        self.assertIn("- **svd**: 13.0 looks 2.1-3.3x faster than 11.8 at svd, not tested for significance: "
-                      "one repetition.", md)
-        first = md.split("\n\n")[1]
-        self.assertTrue(first.startswith("**13.0** looks faster than 11.8 in "), first)
-        self.assertTrue(first.endswith(": not tested for significance (one repetition); not compared: allreduce."),
-                        first)
-        self.assertIn("| `gesvd/fp32/512` | 94.03 ms | 44.5 ms | 2.11x | faster | not tested: one repetition in 13.0 |",
-                      md)
+                return f.read()
+
+    def test_rows_of_one_sample_are_too_noisy_to_tell_not_claimed(self):
+        md = self.render()  # the fixture's rows carry no samples counter: one sample each
+        self.assertEqual(md.split("\n\n")[1:3], [
+            "**13.0** against 11.8: faster in 0 of 9 rows, slower in none, the same in 2, too noisy to tell in 7; "
+            "not compared: allreduce.",
+            "No reason to switch to 13.0 that these files can show: 7 of 9 rows are too noisy to tell; run more "
+            "processes per build (tools/run-matrix) to decide."])
+        self.assertIn("- **svd**: 13.0 gained nothing at svd that the samples can show (3 of 4 rows too noisy "
+                      "to tell).", md)
+        self.assertIn("| `gesvd/fp32/512` | 94.03 ms | 44.5 ms | 2.11x | too noisy to tell | one process a side: "
+                      "one sample: run more |", md)
+        self.assertIn("| `gesvdj/fp32/1024` | 53.83 ms | 53.75 ms | 1.00x | same | one process a side |", md)
         self.assertNotRegex(md, r"rows? significant")
-        self.assertIn("- 13.0: one repetition per row, so no U test", md)
-        self.assertIn("one process, one repetition: no significance test", md)
+        reading = md.split("## How to read this page\n\n")[1].split("\n\n## ")[0]
+        self.assertIn("- faster / slower: one process a side: a change of at least 10% and 2x either row's sample "
+                      "spread, the 95% intervals apart;", reading)
+        self.assertIn("- one process: run more: a side is one process", reading)
+        self.assertIn("- **13.0**: `", md)
+        self.assertIn("CUDA 13.0 (cuBLAS 13.1.0); one process, one repetition: no significance test", md)
+
+    def test_rows_with_their_samples_spread_are_called_not_significant(self):
+        md = self.render(samples=500.0, sample_cv=0.005, time_ci_pct=0.2)
+        self.assertEqual(md.split("\n\n")[1:3], [
+            "**13.0** against 11.8: faster in 5 of 9 rows (2.11-3.31x), slower in none, the same in 2, too noisy "
+            "to tell in 2; not compared: allreduce.",
+            "Pick 13.0 over 11.8: faster in 5 rows and slower in none."])
+        self.assertIn("- **svd**: 13.0 is 2.1-3.3x faster than 11.8 at svd (3 of 4 rows called).", md)
+        self.assertIn("| `gesvd/fp32/512` | 94.03 ms | 44.5 ms | 2.11x | faster | one process a side |", md)
+        # 1.11x is a change of 9.6%: under the 10% one process can call
+        self.assertIn("| `bf16/1024/1024/1024` | 12.63 us | 11.42 us | 1.11x | too noisy to tell | one process a "
+                      "side: one process: run more |", md)
+        self.assertNotRegex(md, r"rows? significant")
 
 
 class Trend(unittest.TestCase):
@@ -725,12 +828,14 @@ class VersionThree(unittest.TestCase):
                           "capability 8.9; this GPU is 8.0", md)
         self.assertNotIn("fail", md.lower())
         gemm = md.split("### gemm:")[1].split("\n### ")[0]
-        self.assertIn("| `bf16/2048/2048/2048/splitk` | 95 us | 86 us | 1.10x | faster |", gemm)
+        # -9.5% in one process a side: not called (the one-process rule); in gemm's table by its object
+        self.assertIn("| `bf16/2048/2048/2048/splitk` | 95 us | 86 us | 1.10x | too noisy to tell | one process a "
+                      "side: one process: run more |", gemm)
         self.assertIn("| `bf16/16384/16384/16384` | 11 ms | not run: needs 3.0 GiB of device memory [1] |", gemm)
         autotune = md.split("### gemm_autotune:")[1].split("\n### ")[0]
         self.assertIn("| `gemm/fp8/4096/4096/4096` | 300 us | 290 us |", autotune)
         kernels = md.split("## Kernels that changed")[1].split("\n## ")[0]
-        self.assertIn("| `gemm/bf16/1024/1024/1024` | 13.0 | faster (1.11x) |", kernels)
+        self.assertIn("| `gemm/bf16/1024/1024/1024` | 13.0 | too noisy to tell (1.11x) |", kernels)
         self.assertNotIn("splitk", kernels)  # its label's decoy kernels differ; its kernels note does not
 
 
@@ -799,25 +904,21 @@ class RunMatrixEndsWithTheReport(unittest.TestCase):
             with open(fixture(toolkit)) as f:
                 doc = json.load(f)
             del doc["context"]["command_line"]
-            doc["context"]["date"] += f" ({os.path.basename(out_path)})"  # processes differ: no copy merged
             with open(out_path, "w") as f:
                 json.dump(doc, f)
             return 0
 
         with tempfile.TemporaryDirectory() as d:
             err = io.StringIO()
-            saved = run_matrix.build_all, run_matrix.run_suite, run_matrix.toolkit_presets, run_matrix.find_gpus
-            run_matrix.build_all = lambda names, clock, build_root: (list(names), [])
+            saved = run_matrix.build_all, run_matrix.run_suite
+            run_matrix.build_all = lambda names, clock: (list(names), [])
             run_matrix.run_suite = fake_run
-            run_matrix.toolkit_presets = lambda: [(n, "nvcc", True) for n in ("cuda-13.0", "cuda-11.8")]
-            run_matrix.find_gpus = lambda: (["GPU 0: stood in"], "")
             try:
                 with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
                     code = run_matrix.main(["--presets", "cuda-11.8,cuda-13.0", "--processes", "2",
-                                            "--out-dir", d, "--kernels", "--build-dir", os.path.join(d, "b")])
+                                            "--out-dir", d, "--kernels"])
             finally:
-                (run_matrix.build_all, run_matrix.run_suite, run_matrix.toolkit_presets,
-                 run_matrix.find_gpus) = saved
+                run_matrix.build_all, run_matrix.run_suite = saved
             lines = err.getvalue().splitlines()
             self.assertEqual(code, 0, err.getvalue())
             stem = os.path.join(d, "report")
@@ -825,7 +926,7 @@ class RunMatrixEndsWithTheReport(unittest.TestCase):
             self.assertRegex(lines[-1], r"^\[run-matrix\] \d+ s in all \(build 0 s, runs \d+ s\)$")
             with open(os.path.join(d, "cuda-13.0.json")) as f:
                 command = json.load(f)["context"]["command_line"]
-            binary = os.path.join(d, "b", "cuda-13.0", "cubench")  # run-matrix's own build folder
+            binary = os.path.join(run_matrix.ROOT, "build", "cuda-13.0", "cubench")
             self.assertTrue(command.startswith(f"{binary} --benchmark_filter=. --benchmark_repetitions=1 "
                                                f"--benchmark_out={os.path.join(d, 'cuda-13.0.process-1.json')} "),
                             command)
