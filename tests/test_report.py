@@ -904,21 +904,25 @@ class RunMatrixEndsWithTheReport(unittest.TestCase):
             with open(fixture(toolkit)) as f:
                 doc = json.load(f)
             del doc["context"]["command_line"]
+            doc["context"]["date"] += f" ({os.path.basename(out_path)})"  # processes differ: no copy merged
             with open(out_path, "w") as f:
                 json.dump(doc, f)
             return 0
 
         with tempfile.TemporaryDirectory() as d:
             err = io.StringIO()
-            saved = run_matrix.build_all, run_matrix.run_suite
-            run_matrix.build_all = lambda names, clock: (list(names), [])
+            saved = run_matrix.build_all, run_matrix.run_suite, run_matrix.toolkit_presets, run_matrix.find_gpus
+            run_matrix.build_all = lambda names, clock, build_root: (list(names), [])
             run_matrix.run_suite = fake_run
+            run_matrix.toolkit_presets = lambda: [(n, "nvcc", True) for n in ("cuda-13.0", "cuda-11.8")]
+            run_matrix.find_gpus = lambda: (["GPU 0: stood in"], "")
             try:
                 with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
                     code = run_matrix.main(["--presets", "cuda-11.8,cuda-13.0", "--processes", "2",
-                                            "--out-dir", d, "--kernels"])
+                                            "--out-dir", d, "--kernels", "--build-dir", os.path.join(d, "b")])
             finally:
-                run_matrix.build_all, run_matrix.run_suite = saved
+                (run_matrix.build_all, run_matrix.run_suite, run_matrix.toolkit_presets,
+                 run_matrix.find_gpus) = saved
             lines = err.getvalue().splitlines()
             self.assertEqual(code, 0, err.getvalue())
             stem = os.path.join(d, "report")
@@ -926,7 +930,7 @@ class RunMatrixEndsWithTheReport(unittest.TestCase):
             self.assertRegex(lines[-1], r"^\[run-matrix\] \d+ s in all \(build 0 s, runs \d+ s\)$")
             with open(os.path.join(d, "cuda-13.0.json")) as f:
                 command = json.load(f)["context"]["command_line"]
-            binary = os.path.join(run_matrix.ROOT, "build", "cuda-13.0", "cubench")
+            binary = os.path.join(d, "b", "cuda-13.0", "cubench")  # run-matrix's own build folder
             self.assertTrue(command.startswith(f"{binary} --benchmark_filter=. --benchmark_repetitions=1 "
                                                f"--benchmark_out={os.path.join(d, 'cuda-13.0.process-1.json')} "),
                             command)
