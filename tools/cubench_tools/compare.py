@@ -207,7 +207,8 @@ class Table:
         judge_width = (1 + (1 if self.cycles else 0) + (1 if self.args.full else 0) + 1) if i > 0 else 0
         if not is_timed(r):
             if r is not None and r.message:
-                cell = r.message
+                # a table to read gets the message cut to its first clauses; CSV keeps it whole
+                cell = r.message if self.args.format == "csv" else rowsel.short_message(r.message, name)
             else:
                 cell = rowsel.NOT_BUILT if self.left_out.why(name, i) else "missing"
             return [cell] + [""] * (width - 1 + judge_width)
@@ -257,8 +258,13 @@ class Table:
         untimed = [f"{n} in {self.labels[i]}" for n in self.names for i, (_, _, res) in enumerate(self.loaded)
                    if n in res and not is_timed(res[n])]
         if untimed:
-            notes.append(f"not timed, no verdict ({len(untimed)}; the message is in the time cell): "
-                         + rowsel.named(untimed))
+            cut = [f"{n} in {self.labels[i]}: {res[n].message}" for n in self.names
+                   for i, (_, _, res) in enumerate(self.loaded)
+                   if n in res and not is_timed(res[n]) and res[n].message
+                   and rowsel.short_message(res[n].message, n).endswith(" ...")]
+            notes.append(f"not timed, no verdict ({len(untimed)}; the message is in the time cell"
+                         + (", whole below where cut" if cut else "") + "): " + rowsel.named(untimed))
+            notes += cut
         if any(rowsel.clock_differs(self.loaded[0][2][n], self.loaded[i][2][n])
                for (n, i) in self.verdicts):
             notes.append(f"! after a verdict: the two files' median SM clocks differ by more than "

@@ -13,11 +13,15 @@ across the history's runs on the base build's GPU, a chart per family with its c
 Writes PATH.md (GitHub shows it; its charts are PNGs in PATH-charts/, beside it) and PATH.html
 (one file: its charts embedded, nothing outside it needed), and prints their paths. LABEL names a
 build on the page (without one, the stack the file names: "CUDA 13.0 (cuBLAS 13.1.0)"). The first
-file is the base: every other build is judged against it, row by row, by tools/compare --table's
-rule (a U test over the samples and --min-effect; the options are compare's). The page holds:
-  - first, each build against the base in one sentence, its families' verdicts counted ("13.0
-    is faster than 11.8 in 4 of 7 families (gemm, ...), slower in none, ..."), then each
-    family's sentence and how to read the page;
+file is the base: every other build is judged against it, row by row, by tools/compare's rule
+(tools/cubench_tools/verdicts.py: a U test over processes where both files are merged from
+several; else the one-process rule, which calls no change under 10%; the options are compare's).
+The page holds:
+  - first, per other build, its rows counted against the base ("13.0 against 11.8: faster in 42
+    of 78 rows (1.02-5.89x), slower in 1 (...), the same in 32, too noisy to tell in 3") and one
+    recommendation with its reason (pick it, keep the base, or either), then each family's
+    sentence (a family is mixed only where its called rows split past a quarter) and how to read
+    the page;
   - per family, its verdict in one sentence made from its rows ("13.0 is 2.1-3.3x faster than
     11.8 at svd (4 of 4 rows significant); 12.4 gained nothing there (no significant change)"),
     then the rows behind it: each build's median time, speed-up, verdict and significance (a
@@ -36,9 +40,9 @@ rule (a U test over the samples and --min-effect; the options are compare's). Th
   - the exact commands (context "command_line", which tools/run-matrix records; else the
     executable) and every version and build field of each file's context, with what the puzzling
     ones mean (cuda_architectures, google_benchmark, ...).
-A build whose file has one repetition per row is compared without a U test, and the page says
-so instead of claiming significance: merge several processes per build (tools/run-matrix, or
-tools/merge-processes) for a verdict that holds.
+A build of one process is judged by the one-process rule, and its significance cells say so
+("one process a side: one process: run more"): merge several processes per build
+(tools/run-matrix, or tools/merge-processes) for verdicts on smaller changes.
 Bad input (a file missing, not JSON, not Google Benchmark's, fewer than two files, two files with
 one label, an unwritable PATH) is one line on stderr and exit status 2, and nothing is written.
 """
@@ -268,13 +272,14 @@ class Comparison:
     def compared_names(self):
         wanted = rowsel.name_filter(self.args.filter)
         base = self.base.results
-        if self.args.filter_given and not any(wanted.search(n) for n in base):
-            raise InputError(f"--filter '{self.args.filter}' matches no benchmark of {self.base.path}")
+        if self.args.filter_given and not any(wanted.search(n) for b in self.builds for n in b.results):
+            raise InputError(f"--filter '{self.args.filter}' matches no benchmark of the files")
         names = [n for n in base if wanted.search(n) and any(n in b.results for b in self.others)]
         names += self.left_out.rows(names, wanted)
         if not names:
-            raise InputError(f"no benchmark of {self.base.path} is in the other files (names must match "
-                             "exactly; --rename can map one naming onto another)")
+            matching = f" matching --filter '{self.args.filter}'" if self.args.filter_given else ""
+            raise InputError(f"no benchmark of {self.base.path}{matching} is in the other files (names "
+                             "must match exactly; --rename can map one naming onto another)")
         return names
 
     def family_of(self, name):
@@ -454,9 +459,9 @@ def recommendation(label, base_label, judged):
     if not judged:
         return f"No recommendation for {label}: no row both builds timed."
     if faster and not slower:
-        return f"Pick {label} over {base_label}: faster in {len(faster)} rows and slower in none."
+        return f"Pick {label} over {base_label}: faster in {rows_word(len(faster))} and slower in none."
     if slower and not faster:
-        return f"Keep {base_label}: {label} is slower in {len(slower)} rows and faster in none."
+        return f"Keep {base_label}: {label} is slower in {rows_word(len(slower))} and faster in none."
     if faster and slower:
         gain = statistics.geometric_mean([v.speedup for _, v in faster + slower])
         worst = ", ".join(row_title(n) for n, _ in sorted(slower, key=lambda x: x[1].speedup)[:3])

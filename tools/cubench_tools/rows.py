@@ -68,8 +68,33 @@ def time_text(us):
     us = float(f"{us:.3g}")  # rounded first: 999.95 us reads "1 ms", not "1e+03 us"
     for name, size in UNITS_LARGEST_FIRST:
         if us >= size:
-            return f"{us / size:.3g} {name}"
+            value = us / size
+            # seconds have no larger unit here: a long time keeps its digits ("1234 s", not "1.23e+03")
+            return f"{value:.0f} {name}" if value >= 1000 else f"{value:.3g} {name}"
     return f"{us * 1e3:.3g} ns"
+
+
+MESSAGE_CHARS = 100  # a message in a table cell, cut to its first clauses within this
+
+
+def short_message(text, name="", limit=MESSAGE_CHARS):
+    """A row's message as a table cell holds it: without the row's own name in front (the row
+    names it), whole where short, else its first clauses within limit characters, or its first
+    words and "..." (the whole message goes under the table)."""
+    base = name[:-len("/manual_time")] if name.endswith("/manual_time") else name
+    for prefix in (name + ": ", base + ": "):
+        if name and text.startswith(prefix):
+            text = text[len(prefix):]
+            break
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    for mark in ("; ", ": ", ", "):
+        at = cut.rfind(mark)
+        if at > limit // 3:
+            return cut[:at] + " ..."
+    return cut.rsplit(" ", 1)[0] + " ..."
 
 
 def named(names, limit=NAMED_IN_NOTE):
