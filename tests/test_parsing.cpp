@@ -12,6 +12,7 @@
 #include "fixtures/detail/case/registry.h"
 #include "fixtures/detail/device/seed.h"
 #include "fixtures/detail/report/context.h"
+#include "fixtures/detail/report/loaded_libraries.h"
 #include "fixtures/detail/run/benchmark_flags.h"
 #include "fixtures/detail/run/command_line.h"
 #include "fixtures/detail/run/options.h"
@@ -383,6 +384,27 @@ TEST(Context, SaysWhatStackMadeTheRunEvenWithoutAGpu) {
     if (k == "gpu") {
       EXPECT_EQ(v, "none (test: no GPU)");
     }
+}
+
+TEST(Context, NamesTheLibraryFilesTheProcessLoaded) {
+  // The C++ runtime is loaded in every test process: its file is found by its name's start, with
+  // its real path (not the loader's symlink), and a prefix that matches no loaded file gives none.
+  const auto found = loaded_libraries({"libstdc++."});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].first.rfind("libstdc++.so", 0), 0u) << found[0].first;
+  EXPECT_EQ(found[0].second.front(), '/');
+  EXPECT_EQ(found[0].second.find("/libstdc++.so.6."), found[0].second.rfind('/'))
+      << found[0].second;  // the file the symlink names: libstdc++.so.6.0.30, not .so.6
+  EXPECT_TRUE(loaded_libraries({"libno-such-library."}).empty());
+  // The context says which of the stack's files ran, as JSON text of an object.
+  GpuAvailability none{0, "test: no GPU"};
+  for (const auto& [k, v] : collect_context(none, 0))
+    if (k == "loaded_libraries") {
+      EXPECT_EQ(v.front(), '{');
+      EXPECT_EQ(v.back(), '}');
+      return;
+    }
+  FAIL() << "no loaded_libraries in the context";
 }
 
 TEST(Context, CudaVersionEncoding) {
