@@ -15,13 +15,25 @@ called or a folder made, with a GPU here or not; no GPU is exit 3, again before 
 and --build-only builds anyway; the builds are in --build-dir/<preset> (default build/run-matrix),
 never build/<preset>; a failed build says its error lines and makes the status 1; while a step
 runs, a progress line with its step and time comes at most every PROGRESS_EVERY_S seconds, also
-while the step prints nothing. No real build is run."""
+while the step prints nothing. No real build is run.
+
+run-matrix --torch LABEL=PATH, with fake pythons (a wrapper of this python whose path holds a
+fake torch package: run-matrix's -c script runs for real against it) and fake LibTorch folders:
+each install is configured in --build-dir/torch-<LABEL> with the preset of its CUDA and its
+Torch_DIR (and the wheel's cuDNN as CUDNN_ROOT), the labels' processes take turns and the merged
+files and the report carry the labels; each bad input (no '=', a label twice or unfit for a file
+name, --presets beside it, one install alone, a python without torch, a folder that is no
+LibTorch, a torch of the pre-C++11 ABI, a missing toolkit) is one line and exit 2 before anything
+is built; CPU-only installs with --suite cpu need no GPU. Debian's LibTorch, where installed, is
+recognised with its version.
+"""
 import contextlib
 import io
 import json
 import os
 import re
 import shutil
+from shlex import quote as shlex_quote
 import subprocess
 import sys
 import tempfile
@@ -491,6 +503,383 @@ class RunMatrixBuilds(RunMatrixTest):
         self.assertIn("[run-matrix] cuda-11.8:   FAILED: main.o\n"
                       "[run-matrix] cuda-11.8:   main.cu(3): error: identifier \"boom\" is undefined\n", r.stderr)
         self.assertIn("[run-matrix] cuda-12.4: built", r.stderr)  # the others still build
+
+
+# --- run-matrix --torch -----------------------------------------------------------------------
+
+# A stand-in for `import torch` in a python: a package torch whose attributes are those run-matrix
+# asks for (its -c script runs for real), with the TorchConfig.cmake of a wheel beside it.
+FAKE_TORCH = """import os, types
+__version__ = {version!r}
+version = types.SimpleNamespace(cuda={cuda!r}, git_version={git!r}, hip={hip!r})
+utils = types.SimpleNamespace(cmake_prefix_path=os.path.join(os.path.dirname(os.path.abspath(__file__)), "share", "cmake"))
+_C = types.SimpleNamespace(_GLIBCXX_USE_CXX11_ABI={abi!r})
+print("a warning torch prints on import")
+"""
+
+TORCH_CONFIG = """# Assume we are in <install-prefix>/share/cmake/Torch/TorchConfig.cmake
+get_filename_component(TORCH_INSTALL_PREFIX "${{CMAKE_CURRENT_LIST_DIR}}/../../../" ABSOLUTE)
+# When we build libtorch with the old libstdc++ ABI, dependent libraries must too.
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(TORCH_CXX_FLAGS "-D_GLIBCXX_USE_CXX11_ABI={abi}")
+endif()
+"""
+
+GIT = "e2d141dbde55c2a4370fac5165b0561b6af4798b"
+PY = "python%d.%d" % sys.version_info[:2]
+
+
+def write(path, text=""):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def debian_torch_dirs():
+    """The folders of the system's TorchConfig.cmake (Debian's libtorch-dev puts it in
+    /usr/lib/<triplet>/cmake/Torch)."""
+    import glob
+    return sorted(os.path.dirname(p) for pattern in ("/usr/lib/*/cmake/Torch/TorchConfig.cmake",
+                                                      "/usr/lib/cmake/Torch/TorchConfig.cmake",
+                                                      "/usr/share/cmake/Torch/TorchConfig.cmake")
+                  for p in glob.glob(pattern))
+
+
+CUDA130_NVCC = "/usr/local/cuda-13.0/bin/nvcc"  # the cuda-13.0 preset's, fixed in CMakePresets.json
+
+
+class RunMatrixTorch(RunMatrixTest):
+    """--torch LABEL=PATH: fake pythons (a fake torch package on their path), fake LibTorch
+    folders, the fake toolkits of cuda-11.8 and cuda-12.4, the fake cmake."""
+
+    def fake_python(self, name, version="2.7.1+cu118", cuda="11.8", abi=True, wheels=("cudnn", "cublas"),
+                    cudnn_headers=True, torch=True, hip=None, config=True):
+        """A python (a wrapper of this one, without site-packages) whose `import torch` gives a
+        fake torch of this version and CUDA; the nvidia.* wheels named; its path."""
+        site = os.path.join(self.dir, name, "site-packages")
+        os.makedirs(site)
+        if torch:
+            write(os.path.join(site, "torch", "__init__.py"),
+                  FAKE_TORCH.format(version=version, cuda=cuda, git=GIT, abi=abi, hip=hip))
+            if config:
+                write(os.path.join(site, "torch", "share", "cmake", "Torch", "TorchConfig.cmake"),
+                      TORCH_CONFIG.format(abi=int(bool(abi))))
+        for wheel in wheels:
+            write(os.path.join(site, "nvidia", wheel, "__init__.py"))
+            write(os.path.join(site, "nvidia", wheel, "lib", f"lib{wheel}.so.9"))
+        if cudnn_headers and "cudnn" in wheels:
+            write(os.path.join(site, "nvidia", "cudnn", "include", "cudnn_version.h"), "#define CUDNN_MAJOR 9\n")
+        return self.wrapper(name, f'PYTHONPATH={shlex_quote(site)} exec {shlex_quote(sys.executable)} -S "$@"')
+
+    def wrapper(self, name, line):
+        path = write(os.path.join(self.dir, name, "bin", "python"), f"#!/bin/sh\n{line}\n")
+        os.chmod(path, 0o755)
+        return path
+
+    def site(self, name):
+        return os.path.join(self.dir, name, "site-packages")
+
+    def fake_libtorch(self, name, version="2.6.0+cu124", abi=1, cuda_lib=True, build_version=True):
+        """An unpacked LibTorch archive: share/cmake/Torch/TorchConfig.cmake, build-version,
+        build-hash, include/.../version.h, lib/libtorch_cuda.so where cuda_lib."""
+        root = os.path.join(self.dir, name)
+        write(os.path.join(root, "share", "cmake", "Torch", "TorchConfig.cmake"), TORCH_CONFIG.format(abi=abi))
+        if build_version:
+            write(os.path.join(root, "build-version"), version + "\n")
+        write(os.path.join(root, "build-hash"), GIT + "\n")
+        base = version.split("+")[0]
+        write(os.path.join(root, "include", "torch", "csrc", "api", "include", "torch", "version.h"),
+              f'#define TORCH_VERSION \\\n  "{base}"\n')
+        write(os.path.join(root, "lib", "libtorch.so"))
+        if cuda_lib:
+            write(os.path.join(root, "lib", "libtorch_cuda.so"))
+        return root
+
+    def configure_calls(self):
+        return [call for call in self.cmake_calls() if call.startswith("--preset")]
+
+
+class RunMatrixTorchBuilds(RunMatrixTorch):
+    def test_each_install_is_built_with_its_toolkit_and_their_processes_take_turns(self):
+        old = self.fake_python("venv-a", "2.7.1+cu118", "11.8")
+        new = self.fake_libtorch("libtorch-b", "2.6.0+cu124")
+        r = self.run_matrix("--torch", f"old={old}", "--torch", f"new={new}", "--processes", "2",
+                            env=self.env(FAKE_RESULT=data("one-process-a.json")))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        site = self.site("venv-a")
+        self.assertEqual(self.configure_calls(), [
+            f"--preset cuda-11.8 -B {self.build_dir}/torch-old -DCUBENCH_WITH_TORCH=ON "
+            f"-DTorch_DIR={site}/torch/share/cmake/Torch -DCMAKE_POLICY_VERSION_MINIMUM=3.5 "
+            f"-DCUDA_TOOLKIT_ROOT_DIR={self.roots['cuda-11.8']} -DCUDNN_ROOT={site}/nvidia/cudnn",
+            f"--preset cuda-12.4 -B {self.build_dir}/torch-new -DCUBENCH_WITH_TORCH=ON "
+            f"-DTorch_DIR={new}/share/cmake/Torch -DCMAKE_POLICY_VERSION_MINIMUM=3.5 "
+            f"-DCUDA_TOOLKIT_ROOT_DIR={self.roots['cuda-12.4']}"])
+        self.assertIn(f"--build {self.build_dir}/torch-old", self.cmake_calls())
+        # every build first, then process 1 of each label, then process 2
+        runs = [call.split()[0] for call in self.cmake_calls() if not call.startswith("--")]
+        self.assertEqual(runs, [os.path.join(self.build_dir, f"torch-{label}", "cubench")
+                                for label in ("old", "new") * 2])
+        self.assertIn("[run-matrix] new process 2/2: [1/1] launch/empty/manual_time ...", r.stderr)
+        self.assertIn(f"[run-matrix] old: torch 2.7.1+cu118 (CUDA 11.8), {PY} at {old}, Torch_DIR "
+                      f"{site}/torch/share/cmake/Torch; built with preset cuda-11.8\n", r.stderr)
+        for label, what in (("old", f"{PY} at {old}: torch 2.7.1+cu118 (git e2d141dbde55), CUDA 11.8"),
+                            ("new", f"the LibTorch at {new}: torch 2.6.0+cu124 (git e2d141dbde55), CUDA 12.4")):
+            context = load(os.path.join(self.out_dir, f"{label}.json"))["context"]
+            self.assertEqual(context["processes"], "2")
+            self.assertTrue(context["command_line"].startswith(
+                os.path.join(self.build_dir, f"torch-{label}", "cubench") + " "))
+            self.assertTrue(context["torch_install"].startswith(f"{label}: {what}; Torch_DIR "), context["torch_install"])
+        self.assertIn(f"; its wheel's cuDNN {site}/nvidia/cudnn, cuBLAS {site}/nvidia/cublas",
+                      load(os.path.join(self.out_dir, "old.json"))["context"]["torch_install"])
+        self.assertEqual(sorted(n for n in os.listdir(self.out_dir) if n.endswith(".json")),
+                         ["new.json", "new.process-1.json", "new.process-2.json",
+                          "old.json", "old.process-1.json", "old.process-2.json"])
+        with open(os.path.join(self.out_dir, "report.md")) as f:
+            report = f.read()
+        self.assertIn("# cubench report: old, new", report)  # each file labelled by its LABEL, the first the base
+        self.assertIn("**new** against old", report)
+        self.assertTrue(os.path.isfile(os.path.join(self.out_dir, "table.md")))
+
+    def test_a_wheels_cudnn_without_headers_is_not_passed(self):
+        a = self.fake_python("venv-a", "2.7.1+cu126", "12.6", cudnn_headers=False)
+        b = self.fake_python("venv-b", "2.8.0+cu128", "12.8", wheels=())
+        r = self.run_matrix("--torch", f"a={a}", "--torch", f"b={b}", "--build-only",
+                            env=self.env(nvidia_smi=DRIVER_GONE))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        calls = self.configure_calls()
+        self.assertEqual([c.split()[1] for c in calls], ["cuda-12.4", "cuda-12.4"])  # 12.6, 12.8: 12.4's
+        self.assertTrue(all("CUDNN_ROOT" not in c for c in calls), calls)
+        self.assertIn(f"[run-matrix] b: {self.build_dir}/torch-b/cubench", r.stderr)
+
+    def test_build_only_builds_one_install_alone_without_a_gpu(self):
+        a = self.fake_libtorch("libtorch-a", "2.5.1+cu124")
+        r = self.run_matrix("--torch", f"a={a}", "--build-only", env=self.env(nvidia_smi=None, path_too=True))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.cmake_calls()[1:], [f"--build {self.build_dir}/torch-a"])
+        self.assertTrue(os.path.isfile(os.path.join(self.build_dir, "torch-a", "cubench")))
+        self.assertFalse(os.path.exists(self.out_dir))
+
+    def test_one_failed_build_is_status_1_and_the_other_still_builds(self):
+        a, b = self.fake_libtorch("lt-a", "2.5.1+cu124"), self.fake_libtorch("lt-b", "2.4.1+cu118")
+        r = self.run_matrix("--torch", f"a={a}", "--torch", f"b={b}", "--build-only",
+                            env=self.env(FAKE_CMAKE_FAIL="torch-a"))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn(f"[run-matrix] a: cmake --build {self.build_dir}/torch-a failed (exit 1)", r.stderr)
+        self.assertIn("[run-matrix] b: built", r.stderr)
+
+    def test_no_gpu_is_status_3_before_anything_is_built(self):
+        a, b = self.fake_libtorch("lt-a", "2.5.1+cu124"), self.fake_libtorch("lt-b", "2.4.1+cu118")
+        for extra in ((), ("--suite", "cpu")):  # CUDA installs: the CPU suite still wants the GPU check
+            with self.subTest(extra=extra):
+                self.refused(("--torch", f"a={a}", "--torch", f"b={b}", *extra),
+                             re.escape("no GPU here (nvidia-smi -L exited 9: NVIDIA-SMI has failed ")
+                             + ".*nothing was built", code=3, env=self.env(nvidia_smi=DRIVER_GONE))
+
+    def test_cpu_only_installs_need_no_gpu_only_for_the_cpu_suite(self):
+        a = self.fake_libtorch("lt-a", "2.5.1+cpu", cuda_lib=False)
+        b = self.fake_libtorch("lt-b", "2.6.0+cpu", cuda_lib=False)
+        args = run_matrix.parse_args(["--torch", f"a={a}", "--torch", f"b={b}", "--suite", "cpu"])
+        installs = [run_matrix.inspect_torch("a", a), run_matrix.inspect_torch("b", b)]
+        self.assertEqual([i.cuda for i in installs], [None, None])
+        self.assertFalse(run_matrix.gpu_needed(args, installs))
+        args.suite = "default"
+        self.assertTrue(run_matrix.gpu_needed(args, installs))
+        args.suite = "cpu"
+        self.assertTrue(run_matrix.gpu_needed(args, installs + [run_matrix.inspect_torch(
+            "c", self.fake_libtorch("lt-c", "2.5.1+cu124"))]))
+        self.assertTrue(run_matrix.gpu_needed(run_matrix.parse_args(["--suite", "cpu"])))  # toolkits: as before
+
+    @unittest.skipUnless(os.path.exists(CUDA130_NVCC), f"no {CUDA130_NVCC}: the cuda-13.0 preset, which "
+                         "CPU-only installs build with, names that toolkit alone")
+    def test_a_cpu_aa_of_the_cpu_suite_runs_without_a_gpu(self):
+        a = self.fake_libtorch("lt-a", "2.5.1+cpu", cuda_lib=False)
+        r = self.run_matrix("--torch", f"a={a}", "--torch", f"b={a}", "--suite", "cpu", "--processes", "2",
+                            env=self.env(nvidia_smi=DRIVER_GONE, FAKE_RESULT=data("one-process-a.json")))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("[run-matrix] no GPU needed: every install's torch is CPU only and --suite cpu", r.stderr)
+        self.assertEqual(self.configure_calls(), [
+            f"--preset cuda-13.0 -B {self.build_dir}/torch-{label} -DCUBENCH_WITH_TORCH=ON "
+            f"-DTorch_DIR={a}/share/cmake/Torch -DCMAKE_POLICY_VERSION_MINIMUM=3.5" for label in "ab"])
+        runs = [call for call in self.cmake_calls() if not call.startswith("--")]
+        self.assertEqual(len(runs), 4)
+        self.assertTrue(all("--cubench_suite=cpu" in call for call in runs), runs)
+        self.assertTrue(os.path.isfile(os.path.join(self.out_dir, "report.html")))
+
+
+class RunMatrixTorchRefusals(RunMatrixTorch):
+    def refused_either_way(self, args, pattern, **env):
+        """Refused with status 2 and one line, before anything is built, a GPU here or not."""
+        for gpu in (GPU, DRIVER_GONE):
+            with self.subTest(args=args, gpu=gpu is GPU):
+                self.refused(args, pattern, env=self.env(nvidia_smi=gpu, **env))
+
+    def test_bad_label_path_pairs(self):
+        a = self.fake_libtorch("lt-a")
+        for args, pattern in (
+                (("--torch", a, "--torch", f"b={a}"),
+                 re.escape(f"--torch '{a}': want LABEL=PATH (a label, '=', a python")),
+                (("--torch", f"a={a}", "--torch", f"a={a}"),
+                 "--torch names the label a twice: each install is built and run once, under a label "
+                 "of its own$"),
+                (("--torch", f"../x={a}", "--torch", f"b={a}"),
+                 re.escape(f"--torch '../x={a}': the label '../x' names its result files")),
+                (("--torch", f"={a}", "--torch", f"b={a}"), re.escape(f"--torch '={a}': the label ''")),
+                (("--torch", "a=", "--torch", f"b={a}"), re.escape("--torch 'a=': no path after '='") + "$"),
+                (("--torch", f"a={a}", "--torch", f"b={a}", "--presets", "cuda-11.8,cuda-12.4"),
+                 "--torch and --presets are exclusive: "),
+                (("--torch", f"a={a}"),
+                 re.escape("one --torch (a) is nothing to compare: give two or more (--build-only "
+                           "builds one alone)") + "$"),
+                (("--torch", f"a={a}", "--torch", f"b={a}", "--out-dir", os.path.join(a, "build-version", "x")),
+                 "--out-dir .*: cannot create it")):
+            self.refused_either_way(args, pattern)
+
+    def test_a_python_without_torch(self):
+        bare = self.fake_python("venv-bare", torch=False)
+        a = self.fake_libtorch("lt-a")
+        self.refused_either_way(("--torch", f"a={a}", "--torch", f"b={bare}"), re.escape(
+            f"--torch b: {PY} at {bare}: no torch (ModuleNotFoundError: No module named 'torch')") + "$")
+
+    def test_paths_that_are_no_install(self):
+        a = self.fake_libtorch("lt-a")
+        empty = os.path.join(self.dir, "empty")
+        os.mkdir(empty)
+        nowhere = os.path.join(self.dir, "nowhere")
+        text = write(os.path.join(self.dir, "notes.txt"), "hello\n")
+        failing = self.wrapper("failing", "echo 'Segmentation fault' >&2; exit 139")
+        no_config = self.fake_python("venv-noconfig", config=False)
+        for path, pattern in (
+                (empty, re.escape(f"--torch b={empty}: not a LibTorch (no share/cmake/Torch/TorchConfig.cmake "
+                                  "in it, nor a TorchConfig.cmake)")),
+                (nowhere, re.escape(f"--torch b={nowhere}: no such file or folder")),
+                (text, re.escape(f"--torch b={text}: cannot run it as a python (Permission denied)") + "$"),
+                (failing, re.escape(f"--torch b={failing}: not a python that answers `-c` (exit 139: "
+                                    "Segmentation fault)") + "$"),
+                (no_config, re.escape(f"--torch b: {PY} at {no_config}: torch 2.7.1+cu118 has no "
+                                      f"TorchConfig.cmake at {self.site('venv-noconfig')}/torch/share/cmake/Torch"))):
+            with self.subTest(path=path):
+                self.refused_either_way(("--torch", f"a={a}", "--torch", f"b={path}"), pattern)
+
+    def test_a_torch_of_the_old_abi(self):
+        a = self.fake_libtorch("lt-a")
+        wheel = self.fake_python("venv-old", "2.1.0", "12.1", abi=False)
+        archive = self.fake_libtorch("libtorch-old", "2.0.1+cu118", abi=0)
+        for path, what, version, zip_name in (
+                (wheel, f"{PY} at {wheel}", "2.1.0", "2.1.0+cu121"),
+                (archive, f"the LibTorch at {archive}", "2.0.1+cu118", "2.0.1+cu118")):
+            with self.subTest(path=path):
+                self.refused_either_way(("--torch", f"a={a}", "--torch", f"b={path}"), re.escape(
+                    f"--torch b: {what}: torch {version} is built with the pre-C++11 ABI "
+                    "(_GLIBCXX_USE_CXX11_ABI=0, as PyTorch's pip wheels before 2.7 are)") + ".*" + re.escape(
+                    f"(libtorch-cxx11-abi-shared-with-deps-{zip_name}.zip)") + "$")
+
+    def test_a_missing_toolkit_is_one_line_naming_its_variable(self):
+        a = self.fake_libtorch("lt-a", "2.4.1+cu118")
+        b = self.fake_python("venv-b", "2.5.1+cu124", "12.4")
+        c = self.fake_python("venv-c", "2.5.1+cu121", "12.1")
+        empty = os.path.join(self.dir, "empty")
+        os.mkdir(empty)
+        self.refused_either_way(("--torch", f"a={a}", "--torch", f"b={b}"), re.escape(
+            f"torch 2.5.1+cu124 (b) needs a CUDA 12.4 toolkit: no nvcc at {empty}/bin/nvcc "
+            f"(CUBENCH_CUDA124_ROOT={empty}); set CUBENCH_CUDA124_ROOT to the folder of a CUDA 12.4 "
+            "(the one holding bin/nvcc)") + ".*$", CUBENCH_CUDA124_ROOT=empty)
+        r = self.refused(("--torch", f"a={a}", "--torch", f"c={c}"),
+                         re.escape("torch 2.4.1+cu118 (a) needs a CUDA 11.8 toolkit: no nvcc at ") + ".*"
+                         + re.escape("; torch 2.5.1+cu121 (c) (CUDA 12.1) needs a CUDA 12.4 toolkit, its "
+                                     "preset's (cuda-12.4): no nvcc at "),
+                         env=self.env(CUBENCH_CUDA124_ROOT=empty, CUBENCH_CUDA118_ROOT=empty))
+        self.assertIn("set CUBENCH_CUDA118_ROOT", r.stderr)
+
+    def test_a_cuda_libtorch_that_says_not_which_cuda_and_a_rocm_torch(self):
+        a = self.fake_libtorch("lt-a")
+        unsaid = self.fake_libtorch("lt-unsaid", "2.6.0", build_version=False)
+        rocm = self.fake_python("venv-rocm", "2.5.1+rocm6.2", None, hip="6.2.41133")
+        self.refused_either_way(("--torch", f"a={a}", "--torch", f"b={unsaid}"), re.escape(
+            f"--torch b={unsaid}: LibTorch 2.6.0 is built with CUDA (libtorch_cuda.so) but says not which"))
+        self.refused_either_way(("--torch", f"a={a}", "--torch", f"b={rocm}"), re.escape(
+            f"--torch b: {PY} at {rocm}: torch 2.5.1+rocm6.2 is a ROCm build (HIP 6.2.41133): cubench "
+            "builds for CUDA") + "$")
+
+
+class RunMatrixTorchParts(RunMatrixTorch):
+    def test_the_preset_of_each_cuda(self):
+        known = [("cuda-13.0", "/x/13.0/bin/nvcc", True), ("cuda-12.4", "/x/12.4/bin/nvcc", True),
+                 ("cuda-11.8", "/x/11.8/bin/nvcc", True)]
+        for cuda, preset in (("11.8", "cuda-11.8"), ("11.7", "cuda-11.8"), ("12.1", "cuda-12.4"),
+                             ("12.4", "cuda-12.4"), ("12.6", "cuda-12.4"), ("13.0", "cuda-13.0"),
+                             ("13.2", "cuda-13.0"), (None, "cuda-13.0"), ("10.2", None)):
+            with self.subTest(cuda=cuda):
+                self.assertEqual(run_matrix.preset_for_cuda(cuda, known), preset)
+
+    def test_the_cuda_a_version_names(self):
+        for version, cuda in (("2.5.1+cu124", "12.4"), ("2.0.1+cu118", "11.8"), ("2.9.0+cu130", "13.0"),
+                              ("2.5.1+cpu", ""), ("2.5.1", None), ("1.13.0", None)):
+            with self.subTest(version=version):
+                self.assertEqual(run_matrix.cuda_of_version(version), cuda)
+
+    def test_a_cpu_only_torch_wants_the_newest_preset(self):
+        a = self.fake_libtorch("lt-a", "2.5.1+cpu", cuda_lib=False)
+        install = run_matrix.inspect_torch("a", a)
+        known = [("cuda-13.0", "/nowhere/cuda-13.0/bin/nvcc", False), ("cuda-12.4", "/x/bin/nvcc", True)]
+        with self.assertRaisesRegex(InputError, "^" + re.escape(
+                "torch 2.5.1+cpu (a) is CPU only and builds with the newest toolkit preset, cuda-13.0: a CUDA "
+                "13.0: no nvcc at /nowhere/cuda-13.0/bin/nvcc; ")):
+            run_matrix.torch_toolkits([install], known)
+
+    def test_a_libtorch_folder_given_by_its_torch_dir_or_prefix(self):
+        root = self.fake_libtorch("lt-a", "2.5.1+cu124")
+        for path in (root, os.path.join(root, "share", "cmake", "Torch")):
+            with self.subTest(path=path):
+                install = run_matrix.inspect_torch("a", path)
+                self.assertEqual((install.kind, install.version, install.cuda, install.git, install.cxx11_abi),
+                                 ("libtorch", "2.5.1+cu124", "12.4", GIT, True))
+                self.assertEqual(install.torch_dir, os.path.join(root, "share", "cmake", "Torch"))
+        os.remove(os.path.join(root, "build-version"))
+        os.remove(os.path.join(root, "lib", "libtorch_cuda.so"))
+        install = run_matrix.inspect_torch("a", root)  # version.h's version; CPU only
+        self.assertEqual((install.version, install.cuda), ("2.5.1", None))
+
+    def test_a_python_named_on_path(self):
+        venv = self.fake_python("venv-a", "2.7.1+cu118", "11.8")
+        pairs = run_matrix.torch_pairs([f"a={venv}", "b=python3-on-path"])
+        self.assertEqual(pairs, [("a", venv), ("b", "python3-on-path")])
+        os.environ["PATH"], saved = os.path.dirname(venv) + os.pathsep + os.environ["PATH"], os.environ["PATH"]
+        try:
+            install = run_matrix.inspect_torch("a", "python")  # found on PATH
+        finally:
+            os.environ["PATH"] = saved
+        self.assertEqual((install.kind, install.version, install.cuda, install.python),
+                         ("python", "2.7.1+cu118", "11.8", PY[len("python"):]))
+
+    def test_help_names_torch(self):
+        r = tool("run_matrix.py", "--help")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for text in ("--torch LABEL=PATH", "pre-C++11 ABI", "torch-<LABEL>", "--suite default|full|cpu"):
+            self.assertIn(text, r.stdout)
+
+
+class RunMatrixDebianLibTorch(unittest.TestCase):
+    def test_debians_libtorch_is_recognised_with_its_version(self):
+        dirs = debian_torch_dirs()
+        if not dirs:
+            self.skipTest("no system LibTorch here (Debian's libtorch-dev puts TorchConfig.cmake in "
+                          "/usr/lib/<triplet>/cmake/Torch; tools/install-deps --torch installs it)")
+        torch_dir = dirs[0]
+        version_h = "/usr/include/torch/csrc/api/include/torch/version.h"
+        m = None
+        if os.path.exists(version_h):
+            with open(version_h) as f:
+                m = re.search(r'TORCH_VERSION\s+(?:\\\s*)?"([^"]+)"', f.read())
+        for path in (torch_dir, "/usr"):
+            with self.subTest(path=path):
+                install = run_matrix.inspect_torch("debian", path)
+                self.assertEqual((install.kind, install.torch_dir), ("libtorch", torch_dir))
+                self.assertRegex(install.version, r"^\d+\.\d+\.\d+")
+                if m:
+                    self.assertEqual(install.version, m.group(1))
+                self.assertIsNone(install.cuda)  # Debian 12's is CPU only
+                self.assertNotEqual(install.cxx11_abi, False)
 
 
 class BuildProgress(unittest.TestCase):
