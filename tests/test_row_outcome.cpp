@@ -5,8 +5,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "fixtures/case/family.h"
@@ -66,17 +68,41 @@ TEST(RowOutcome, ALongerTrialReplacesTheFirstRepetitionsOutcomeOthersFollowIt) {
   record_outcome("x", 1, a);
   record_outcome("x", 10, b);  // Google Benchmark's next trial of repetition 0
   record_outcome("x", 10, c);  // repetition 1 runs the count repetition 0 settled on
-  ASSERT_NE(recorded_outcome("x", 0), nullptr);
+  ASSERT_TRUE(recorded_outcome("x", 0).has_value());
   EXPECT_EQ(recorded_outcome("x", 0)->reason, "trial of 10");
   EXPECT_EQ(recorded_outcome("x", 1)->reason, "second repetition");
-  EXPECT_EQ(recorded_outcome("x", 2), nullptr);
-  EXPECT_EQ(recorded_outcome("y", 0), nullptr);
+  EXPECT_FALSE(recorded_outcome("x", 2).has_value());
+  EXPECT_FALSE(recorded_outcome("y", 0).has_value());
   // The adaptive loop: one iteration a repetition.
   forget_outcomes();
   record_outcome("x", 1, a);
   record_outcome("x", 1, c);
   EXPECT_EQ(recorded_outcome("x", 0)->reason, "trial of 1");
   EXPECT_EQ(recorded_outcome("x", 1)->reason, "second repetition");
+}
+
+// What a reader gets is its own copy, taken under the log's lock: the log grows and is cleared as
+// the runner records (a reporter a test drives may read from another thread), so an answer that
+// pointed into it would read a moved or freed outcome once later repetitions are recorded.
+TEST(RowOutcome, AnOutcomeReadIsACopyThatOutlivesTheLog) {
+  forget_outcomes();
+  RowOutcome first;
+  first.status = RowStatus::error;
+  first.reason = "the first repetition's reason, too long for a string's own buffer";
+  record_outcome("x", 1, first);
+  const auto read = recorded_outcome("x", 0);
+  static_assert(std::is_same_v<decltype(read), const std::optional<RowOutcome>>);
+  ASSERT_TRUE(read);
+  for (int i = 0; i < 64; ++i) {  // later repetitions: the log's storage moves under a pointer
+    RowOutcome later;
+    later.reason = "repetition " + std::to_string(i + 1) + ", with words enough to be on the heap";
+    record_outcome("x", 1, later);
+  }
+  EXPECT_EQ(recorded_outcome("x", 64)->reason,
+            "repetition 64, with words enough to be on the heap");
+  forget_outcomes();
+  EXPECT_EQ(read->status, RowStatus::error);
+  EXPECT_EQ(read->reason, "the first repetition's reason, too long for a string's own buffer");
 }
 
 TEST(RowOutcome, TheJsonRowCarriesFamilyAxesStatusAndNotesFromTheRecordNotTheText) {
