@@ -5,6 +5,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -12,11 +13,13 @@
 #include <vector>
 
 #include "fixtures/case/family.h"
+#include "fixtures/detail/case/registry.h"
 #include "fixtures/detail/report/conditions.h"
 #include "fixtures/detail/report/console_table.h"
 #include "fixtures/detail/report/row_fields.h"
 #include "fixtures/detail/report/row_report.h"
 #include "fixtures/detail/timing/stopping.h"
+#include "fixtures/device/env.h"
 #include "tests/nothing_case.h"
 
 namespace cubench {
@@ -187,6 +190,39 @@ TEST(RowOutcome, ASkipsErrorFieldsAreNamedAsASkip) {
       << out;
   EXPECT_NE(out.find("\"iterations\": 0,\n      \"cubench\": "), std::string::npos) << out;
   EXPECT_EQ(out.substr(out.size() - 5), "    }") << out;  // the tail stays unterminated
+}
+
+// A repetition whose sampling left no time to report (no sample taken, or samples whose timer read
+// nothing) is an error row with its reason, which the runner records as it records any outcome:
+// never a measured row of NaN rates, nor a repetition left without an outcome.
+TEST(RowOutcome, ASamplingWithoutASampleIsAnErrorRowSayingWhy) {
+  register_misleading_family();
+  const Spec* spec = find_case(kName);
+  ASSERT_NE(spec, nullptr);
+  const std::unique_ptr<Env> env = Env::host_only(1);
+  const testing_support::Nothing work;
+  const MeasuredCase c{*spec, work, *env, nullptr, false, 0, 0, 0, 0, std::nullopt, 1, false};
+  const Row none = measured_row(c, Sampled{});
+  EXPECT_EQ(none.outcome.status, RowStatus::error);
+  EXPECT_EQ(none.outcome.reason, "no sample was taken: the repetition's loop ran no iteration");
+  EXPECT_TRUE(none.counters.empty());
+  Sampled timed_nothing;
+  timed_nothing.per_run = {0.0, 0.0};
+  timed_nothing.runs = 2;
+  const Row zero = measured_row(c, timed_nothing);
+  EXPECT_EQ(zero.outcome.status, RowStatus::error);
+  EXPECT_EQ(failure_message(kName, zero.outcome),
+            kName +
+                ": no sample was taken: its 2 sample(s) of 2 run(s) timed 0 s in all (the "
+                "timer read no time)");
+  EXPECT_TRUE(zero.counters.empty());
+  Sampled one;  // a sample that timed something is a row
+  one.per_run = {1e-3};
+  one.runs = 1;
+  one.total = 1e-3;
+  const Row measured = measured_row(c, one);
+  EXPECT_EQ(measured.outcome.status, RowStatus::measured);
+  EXPECT_EQ(measured.counters.at("samples"), 1);
 }
 
 TEST(RowOutcome, FailuresTakeTheirStatusFromTheExceptionsType) {
