@@ -108,6 +108,7 @@ class ProbeCase final : public TorchCase {
   ProbeCase() : TorchCase(TorchMath{}) {}
   std::vector<std::string> calls;
   bool out_of_memory = false;
+  bool arming_throws = false;  // arm_fault changes the result, then throws
   Work work() const override { return {}; }
   std::string fault_check() const override { return "the probe's check"; }
 
@@ -130,9 +131,16 @@ class ProbeCase final : public TorchCase {
   }
   std::string arm_fault(Env&) override {
     calls.push_back("arm");
+    if (arming_throws) {
+      y_[1] = 3;
+      throw Error("the probe's arming failed");
+    }
     return "element 0 made 2 in the check";
   }
-  void disarm_fault(Env&) override { calls.push_back("disarm"); }
+  void disarm_fault(Env&) override {
+    calls.push_back("disarm");
+    y_.fill_(1);
+  }
   std::map<std::string, double> own_counters(double seconds) const override {
     return {{"probe_seconds", seconds}};
   }
@@ -151,6 +159,20 @@ TEST(TorchCase, ArmsAPlantedFaultUntilTheCheckThatMeetsIt) {
   EXPECT_NO_THROW(c.validate(*env));
   EXPECT_EQ(c.calls, (std::vector<std::string>{"set_up", "run", "check", "check", "arm", "check",
                                                "disarm", "check"}));
+}
+
+// An arming that throws is disarmed on its way out (what it changed put back), so the run and the
+// check after it carry no fault, and that check disarms nothing more: nothing is armed.
+TEST(TorchCase, AnArmingThatThrowsIsDisarmedOnItsWayOut) {
+  auto env = Env::host_only(1);
+  ProbeCase c;
+  set_up_run_and_check(c, *env);
+  c.calls.clear();
+  c.arming_throws = true;
+  EXPECT_THROW(c.plant_fault(*env), Error);
+  c.run(*env);
+  EXPECT_NO_THROW(c.validate(*env));
+  EXPECT_EQ(c.calls, (std::vector<std::string>{"arm", "disarm", "run", "check"}));
 }
 
 // On the CPU: the label's "LibTorch <version> on the CPU" and the case's own, its own counters
