@@ -264,6 +264,34 @@ TEST(Transformer, SdpaForwardAppliesDropoutInTrainMode) {
 }
 
 #if CUBENCH_TORCH_CUDA
+// A throw inside a CUDA graph's capture ends the capture: the stream no longer captures, a call the
+// global capture mode forbids (cudaMalloc, as every later row's set-up makes) works again, no graph
+// is kept, and the next capture and its replay work.
+TEST(TorchGraphGpu, AThrowInsideTheCaptureEndsIt) {
+  CUBENCH_REQUIRE_GPU();
+  Env env(0);
+  TorchPlace place;
+  auto guard = place.set_up(env, TorchMath{});
+  torch::Tensor x = torch::ones({1024}, torch::TensorOptions().device(place.device()));
+  TorchGraph graph;
+  const auto throws_mid_capture = [&] {
+    x.mul_(2);
+    throw Error("thrown mid-capture");
+  };
+  EXPECT_THROW(graph.capture(throws_mid_capture), Error);
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusActive;
+  ASSERT_EQ(cudaStreamIsCapturing(env.stream(), &status), cudaSuccess);
+  EXPECT_EQ(status, cudaStreamCaptureStatusNone);
+  void* p = nullptr;
+  EXPECT_EQ(cudaMalloc(&p, 256), cudaSuccess);
+  CUBENCH_CUDA(cudaFree(p));
+  EXPECT_THROW(graph.replay(), Error);
+  graph.capture([&] { x.mul_(2); });
+  graph.replay();  // captured work does not run at capture: x is doubled once, by the replay
+  CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+  EXPECT_EQ(x.cpu()[0].item<float>(), 2.0f);
+}
+
 // The peak-memory probe sees a batch of 64 need more than a batch of 32.
 TEST(TransformerGpu, PeakMemoryGrowsWithBatch) {
   CUBENCH_REQUIRE_GPU();
