@@ -325,6 +325,8 @@ void register_torch_attention() {
   add_attention_family("cpu/torch/", {SdpaBackend::math}, {DType::bf16}, {64}, {128}, {512, 256},
                        Timer::host_clock);
 #if CUBENCH_TORCH_CUDA
+  // One backend allowed alone needs LibTorch 2.5: before it the build's not_built says why
+  // torch/attention is missing (cmake/TorchNotBuilt.cmake).
   if (torch_compat::kHasSdpaBackends)
     add_attention_family(
         "torch/",

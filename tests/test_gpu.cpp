@@ -6,9 +6,11 @@
 #include <algorithm>
 
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "case_lifecycle.h"
@@ -461,6 +463,34 @@ TEST(Contract, EveryGpuFamilyHasACheckTest) {
     EXPECT_GE(smallest_of_each_variant(/*on_gpu=*/true).size(), 30u);
   }
   expect_every_gpu_family_built();
+}
+
+// CUBENCH_TEST_VARIANTS narrows the every-family checks to the families it leaves a variant of: the
+// others get no test (they used to be instantiated and then fail, each "has no GPU case in this
+// build"), and each family that gets one has a case to check or a reason for leaving it out. No
+// GPU needed: the instantiation is read before main.
+TEST(Contract, TestVariantsFilterInstantiatesOnlyTheFamiliesItKeeps) {
+  const char* before = std::getenv("CUBENCH_TEST_VARIANTS");
+  const std::string saved = before ? before : "";
+  setenv("CUBENCH_TEST_VARIANTS", "^sigmoid/copy/|^launch/", 1);
+  const std::vector<std::string> families = families_with_cases(/*on_gpu=*/true);
+  std::map<std::string, std::string> left_out;
+  const auto by_family = test_cases_by_family(/*on_gpu=*/true, &left_out);
+  if (before)
+    setenv("CUBENCH_TEST_VARIANTS", saved.c_str(), 1);
+  else
+    unsetenv("CUBENCH_TEST_VARIANTS");
+  EXPECT_EQ(families, (std::vector<std::string>{"launch/empty", "sigmoid"}));
+  for (const std::string& family : families) {
+    bool left_out_with_reason = false;
+    for (const auto& [variant, why] : left_out)
+      left_out_with_reason |= variant.rfind(family + "/", 0) == 0 && !why.empty();
+    EXPECT_TRUE(by_family.count(family) || left_out_with_reason) << family;
+  }
+  for (const auto& [family, specs] : by_family)
+    for (const Spec* spec : specs)
+      EXPECT_TRUE(spec->variant().rfind("sigmoid/copy/", 0) == 0 || family == "launch/empty")
+          << spec->name;
 }
 
 }  // namespace

@@ -105,8 +105,10 @@ TEST(Options, HelpGivesEachFlagOneLine) {
     ASSERT_NE(at, std::string::npos) << flag;
     EXPECT_EQ(help.find(flag, at + 4), std::string::npos) << flag << " listed twice";
   }
-  // A heading, fourteen flags and the line on --benchmark_min_time.
-  EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), 16);
+  // A heading, fourteen flags and the lines on --benchmark_min_time and the refused
+  // --benchmark_min_warmup_time.
+  EXPECT_NE(help.find("\n  (--benchmark_min_warmup_time is refused: "), std::string::npos);
+  EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), 17);
 }
 
 // The noise target is a percentage of the samples' mean: above 0, at most 100; a bad value is
@@ -183,7 +185,6 @@ TEST(BenchmarkFlags, EveryRuleTakesGoodValuesAndNamesABadOne) {
       {"benchmark_min_time",
        suffixes ? std::vector<std::string>{"0.5", "0.5s", "100x"} : std::vector<std::string>{"0.5"},
        {"0", "-1", "abc", "0x", "inf", "nan", "0x10", suffixes ? "1.5x" : "0.5s"}},
-      {"benchmark_min_warmup_time", {"0", "0.25"}, {"-1", "soon"}},
       {"benchmark_repetitions", {"1", "5"}, {"0", "-1", "two", "1.5", "99999999999"}},
       {"benchmark_enable_random_interleaving", {"true", "0"}, {"maybe"}},
       {"benchmark_report_aggregates_only", {"true", "FALSE"}, {"ture"}},
@@ -215,6 +216,33 @@ TEST(BenchmarkFlags, EveryRuleTakesGoodValuesAndNamesABadOne) {
   }
   for (const FlagRule& rule : benchmark_flag_rules())
     EXPECT_TRUE(covered.count(rule.flag)) << rule.flag << " has no row in this table";
+}
+
+// --benchmark_min_warmup_time is refused whatever its value, given or set by its variable: cubench
+// warms each row up itself, and Google Benchmark's warm-up trial, run as a repetition is, was
+// recorded as the row's first repetition. An empty variable of the number flag is unset.
+TEST(BenchmarkFlags, MinWarmupTimeIsRefusedWhateverItsValue) {
+  auto none = [](const char*) -> const char* { return nullptr; };
+  const std::string why =
+      " is not taken: cubench warms each row up itself (untimed runs for 50 ms before its "
+      "samples), and Google Benchmark's warm-up would be recorded as the row's first repetition";
+  for (const char* arg : {"--benchmark_min_warmup_time=0.5", "--benchmark_min_warmup_time=0",
+                          "--benchmark_min_warmup_time=-1", "--benchmark_min_warmup_time"})
+    EXPECT_EQ(bad_benchmark_flag_value({"cubench", arg}, none), "--benchmark_min_warmup_time" + why)
+        << arg;
+  auto set = [](const char* name) -> const char* {
+    return std::string(name) == "BENCHMARK_MIN_WARMUP_TIME" ? "0.25" : nullptr;
+  };
+  EXPECT_EQ(bad_benchmark_flag_value({"cubench"}, set),
+            "BENCHMARK_MIN_WARMUP_TIME (the default of --benchmark_min_warmup_time)" + why);
+  auto empty = [](const char* name) -> const char* {
+    return std::string(name) == "BENCHMARK_MIN_WARMUP_TIME" ? "" : nullptr;
+  };
+  EXPECT_EQ(bad_benchmark_flag_value({"cubench"}, empty), "");
+  // Refused before any other flag's value is judged, and named alone.
+  EXPECT_EQ(bad_benchmark_flag_value(
+                {"cubench", "--benchmark_repetitions=0", "--benchmark_min_warmup_time=1"}, none),
+            "--benchmark_min_warmup_time" + why);
 }
 
 // Google Benchmark takes a flag's default from its variable (BENCHMARK_REPETITIONS); the flag,

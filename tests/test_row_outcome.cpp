@@ -5,16 +5,21 @@
 
 #include <benchmark/benchmark.h>
 
+#include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "fixtures/case/family.h"
+#include "fixtures/detail/case/registry.h"
 #include "fixtures/detail/report/conditions.h"
 #include "fixtures/detail/report/console_table.h"
 #include "fixtures/detail/report/row_fields.h"
 #include "fixtures/detail/report/row_report.h"
 #include "fixtures/detail/timing/stopping.h"
+#include "fixtures/device/env.h"
 #include "tests/nothing_case.h"
 
 namespace cubench {
@@ -66,17 +71,41 @@ TEST(RowOutcome, ALongerTrialReplacesTheFirstRepetitionsOutcomeOthersFollowIt) {
   record_outcome("x", 1, a);
   record_outcome("x", 10, b);  // Google Benchmark's next trial of repetition 0
   record_outcome("x", 10, c);  // repetition 1 runs the count repetition 0 settled on
-  ASSERT_NE(recorded_outcome("x", 0), nullptr);
+  ASSERT_TRUE(recorded_outcome("x", 0).has_value());
   EXPECT_EQ(recorded_outcome("x", 0)->reason, "trial of 10");
   EXPECT_EQ(recorded_outcome("x", 1)->reason, "second repetition");
-  EXPECT_EQ(recorded_outcome("x", 2), nullptr);
-  EXPECT_EQ(recorded_outcome("y", 0), nullptr);
+  EXPECT_FALSE(recorded_outcome("x", 2).has_value());
+  EXPECT_FALSE(recorded_outcome("y", 0).has_value());
   // The adaptive loop: one iteration a repetition.
   forget_outcomes();
   record_outcome("x", 1, a);
   record_outcome("x", 1, c);
   EXPECT_EQ(recorded_outcome("x", 0)->reason, "trial of 1");
   EXPECT_EQ(recorded_outcome("x", 1)->reason, "second repetition");
+}
+
+// What a reader gets is its own copy, taken under the log's lock: the log grows and is cleared as
+// the runner records (a reporter a test drives may read from another thread), so an answer that
+// pointed into it would read a moved or freed outcome once later repetitions are recorded.
+TEST(RowOutcome, AnOutcomeReadIsACopyThatOutlivesTheLog) {
+  forget_outcomes();
+  RowOutcome first;
+  first.status = RowStatus::error;
+  first.reason = "the first repetition's reason, too long for a string's own buffer";
+  record_outcome("x", 1, first);
+  const auto read = recorded_outcome("x", 0);
+  static_assert(std::is_same_v<decltype(read), const std::optional<RowOutcome>>);
+  ASSERT_TRUE(read);
+  for (int i = 0; i < 64; ++i) {  // later repetitions: the log's storage moves under a pointer
+    RowOutcome later;
+    later.reason = "repetition " + std::to_string(i + 1) + ", with words enough to be on the heap";
+    record_outcome("x", 1, later);
+  }
+  EXPECT_EQ(recorded_outcome("x", 64)->reason,
+            "repetition 64, with words enough to be on the heap");
+  forget_outcomes();
+  EXPECT_EQ(read->status, RowStatus::error);
+  EXPECT_EQ(read->reason, "the first repetition's reason, too long for a string's own buffer");
 }
 
 TEST(RowOutcome, TheJsonRowCarriesFamilyAxesStatusAndNotesFromTheRecordNotTheText) {
@@ -161,6 +190,39 @@ TEST(RowOutcome, ASkipsErrorFieldsAreNamedAsASkip) {
       << out;
   EXPECT_NE(out.find("\"iterations\": 0,\n      \"cubench\": "), std::string::npos) << out;
   EXPECT_EQ(out.substr(out.size() - 5), "    }") << out;  // the tail stays unterminated
+}
+
+// A repetition whose sampling left no time to report (no sample taken, or samples whose timer read
+// nothing) is an error row with its reason, which the runner records as it records any outcome:
+// never a measured row of NaN rates, nor a repetition left without an outcome.
+TEST(RowOutcome, ASamplingWithoutASampleIsAnErrorRowSayingWhy) {
+  register_misleading_family();
+  const Spec* spec = find_case(kName);
+  ASSERT_NE(spec, nullptr);
+  const std::unique_ptr<Env> env = Env::host_only(1);
+  const testing_support::Nothing work;
+  const MeasuredCase c{*spec, work, *env, nullptr, false, 0, 0, 0, 0, std::nullopt, 1, false};
+  const Row none = measured_row(c, Sampled{});
+  EXPECT_EQ(none.outcome.status, RowStatus::error);
+  EXPECT_EQ(none.outcome.reason, "no sample was taken: the repetition's loop ran no iteration");
+  EXPECT_TRUE(none.counters.empty());
+  Sampled timed_nothing;
+  timed_nothing.per_run = {0.0, 0.0};
+  timed_nothing.runs = 2;
+  const Row zero = measured_row(c, timed_nothing);
+  EXPECT_EQ(zero.outcome.status, RowStatus::error);
+  EXPECT_EQ(failure_message(kName, zero.outcome),
+            kName +
+                ": no sample was taken: its 2 sample(s) of 2 run(s) timed 0 s in all (the "
+                "timer read no time)");
+  EXPECT_TRUE(zero.counters.empty());
+  Sampled one;  // a sample that timed something is a row
+  one.per_run = {1e-3};
+  one.runs = 1;
+  one.total = 1e-3;
+  const Row measured = measured_row(c, one);
+  EXPECT_EQ(measured.outcome.status, RowStatus::measured);
+  EXPECT_EQ(measured.counters.at("samples"), 1);
 }
 
 TEST(RowOutcome, FailuresTakeTheirStatusFromTheExceptionsType) {

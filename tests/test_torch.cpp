@@ -108,6 +108,7 @@ class ProbeCase final : public TorchCase {
   ProbeCase() : TorchCase(TorchMath{}) {}
   std::vector<std::string> calls;
   bool out_of_memory = false;
+  bool arming_throws = false;  // arm_fault changes the result, then throws
   Work work() const override { return {}; }
   std::string fault_check() const override { return "the probe's check"; }
 
@@ -130,9 +131,16 @@ class ProbeCase final : public TorchCase {
   }
   std::string arm_fault(Env&) override {
     calls.push_back("arm");
+    if (arming_throws) {
+      y_[1] = 3;
+      throw Error("the probe's arming failed");
+    }
     return "element 0 made 2 in the check";
   }
-  void disarm_fault(Env&) override { calls.push_back("disarm"); }
+  void disarm_fault(Env&) override {
+    calls.push_back("disarm");
+    y_.fill_(1);
+  }
   std::map<std::string, double> own_counters(double seconds) const override {
     return {{"probe_seconds", seconds}};
   }
@@ -151,6 +159,20 @@ TEST(TorchCase, ArmsAPlantedFaultUntilTheCheckThatMeetsIt) {
   EXPECT_NO_THROW(c.validate(*env));
   EXPECT_EQ(c.calls, (std::vector<std::string>{"set_up", "run", "check", "check", "arm", "check",
                                                "disarm", "check"}));
+}
+
+// An arming that throws is disarmed on its way out (what it changed put back), so the run and the
+// check after it carry no fault, and that check disarms nothing more: nothing is armed.
+TEST(TorchCase, AnArmingThatThrowsIsDisarmedOnItsWayOut) {
+  auto env = Env::host_only(1);
+  ProbeCase c;
+  set_up_run_and_check(c, *env);
+  c.calls.clear();
+  c.arming_throws = true;
+  EXPECT_THROW(c.plant_fault(*env), Error);
+  c.run(*env);
+  EXPECT_NO_THROW(c.validate(*env));
+  EXPECT_EQ(c.calls, (std::vector<std::string>{"arm", "disarm", "run", "check"}));
 }
 
 // On the CPU: the label's "LibTorch <version> on the CPU" and the case's own, its own counters
@@ -242,6 +264,34 @@ TEST(Transformer, SdpaForwardAppliesDropoutInTrainMode) {
 }
 
 #if CUBENCH_TORCH_CUDA
+// A throw inside a CUDA graph's capture ends the capture: the stream no longer captures, a call the
+// global capture mode forbids (cudaMalloc, as every later row's set-up makes) works again, no graph
+// is kept, and the next capture and its replay work.
+TEST(TorchGraphGpu, AThrowInsideTheCaptureEndsIt) {
+  CUBENCH_REQUIRE_GPU();
+  Env env(0);
+  TorchPlace place;
+  auto guard = place.set_up(env, TorchMath{});
+  torch::Tensor x = torch::ones({1024}, torch::TensorOptions().device(place.device()));
+  TorchGraph graph;
+  const auto throws_mid_capture = [&] {
+    x.mul_(2);
+    throw Error("thrown mid-capture");
+  };
+  EXPECT_THROW(graph.capture(throws_mid_capture), Error);
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusActive;
+  ASSERT_EQ(cudaStreamIsCapturing(env.stream(), &status), cudaSuccess);
+  EXPECT_EQ(status, cudaStreamCaptureStatusNone);
+  void* p = nullptr;
+  EXPECT_EQ(cudaMalloc(&p, 256), cudaSuccess);
+  CUBENCH_CUDA(cudaFree(p));
+  EXPECT_THROW(graph.replay(), Error);
+  graph.capture([&] { x.mul_(2); });
+  graph.replay();  // captured work does not run at capture: x is doubled once, by the replay
+  CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+  EXPECT_EQ(x.cpu()[0].item<float>(), 2.0f);
+}
+
 // The peak-memory probe sees a batch of 64 need more than a batch of 32.
 TEST(TransformerGpu, PeakMemoryGrowsWithBatch) {
   CUBENCH_REQUIRE_GPU();
