@@ -734,8 +734,8 @@ class StableDiffusion final : public TorchCase {
 // over-estimate: its largest tensors are the first transformer's GEGLU, 42 MB a sample); the
 // decode's (1.25 GiB an image at 512 x 512 in fp32: the last up block's 256-channel input, its
 // GroupNorm and convolutions at 512 x 512, 268 MB each); 1 GiB of LibTorch's own (workspaces,
-// the allocator's rounding). SD 1.5's default rows come to 8.3 GiB (image, fp16, 1 image, 512),
-// the largest (image, 4 images, 768) to 22.3 GiB: a 24 GiB GPU runs the default rows.
+// the allocator's rounding). SD 1.5's default rows come to 7.9 GiB (image, fp16, 1 image, 512),
+// the largest (image, 4 images, 768) to 21.9 GiB: a 24 GiB GPU runs the default rows.
 std::uint64_t device_bytes(const Config& c) {
   const Models m = c.tiny ? tiny_models() : sd15_models();
   const bool text = c.what == What::image || c.what == What::text_encode;
