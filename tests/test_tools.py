@@ -2427,6 +2427,56 @@ class TorchReference(unittest.TestCase):
                 for p, n in ((128, 128), (1024, 256)) for b in (1, 8, 32)]
         self.assertEqual(r.stdout.split(), want)
 
+    def test_sd15_names_are_cubench_eager_rows_in_its_order(self):
+        # benchmarks/sd15.torch.cpp: what, dtype, mode, images, resolution; python is eager, and
+        # text_encode has its 1-image 512 row alone.
+        r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^sd15/")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        want = [f"sd15/{w}/{d}/eager/{i}/{s}/manual_time"
+                for w in ("image", "unet_step", "vae_decode", "text_encode") for d in ("fp16", "bf16")
+                for i in (1, 4) for s in (512, 768) if w != "text_encode" or (i == 1 and s == 512)]
+        self.assertEqual(r.stdout.split(), want)
+
+    def test_sd15_without_diffusers_is_one_clear_error(self):
+        # The case's error, which main() writes as the row's error message: what is missing and how
+        # to get it (raised before PyTorch is touched).
+        import importlib.util
+        if importlib.util.find_spec("diffusers") and importlib.util.find_spec("transformers"):
+            self.skipTest("diffusers and transformers are installed here")
+        import torch_reference
+        with self.assertRaisesRegex(RuntimeError, "the sd15 reference needs diffusers and transformers "
+                                    "for this python .*: pip install diffusers transformers"):
+            torch_reference.sd15_models(None, None)
+
+    def test_sd15_table_sets_each_row_beside_its_eager_peer(self):
+        # docs/results/h100/sd15-table.py: a graph row against PyTorch's eager one; per image (the
+        # time over the images), per step (step_ms or the unet_step row's time), peak, energy per
+        # image; a figure a side lacks is "-".
+        def row(name, us, **counters):
+            r = {"name": name + "/manual_time", "run_name": name + "/manual_time", "run_type": "iteration",
+                 "repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 1,
+                 "real_time": us, "cpu_time": us, "time_unit": "us"}
+            r.update(counters)
+            return r
+        ours = [row("sd15/image/fp16/graph/4/512", 4e6, step_ms=150.0, peak_reserved_bytes=2**32,
+                    energy_per_run_J=2000.0),
+                row("sd15/unet_step/fp16/eager/1/512", 5e4, peak_reserved_bytes=2**31)]
+        theirs = [row("sd15/image/fp16/eager/4/512", 5e6, step_ms=180.0, peak_reserved_bytes=5 * 2**30),
+                  row("sd15/unet_step/fp16/eager/1/512", 6e4, peak_reserved_bytes=2**31, energy_per_run_J=20.0)]
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for rows in (ours, theirs):
+                paths.append(os.path.join(d, f"{len(paths)}.json"))
+                with open(paths[-1], "w") as f:
+                    json.dump({"context": {}, "benchmarks": rows}, f)
+            script = os.path.join(HERE, "..", "docs", "results", "h100", "sd15-table.py")
+            r = subprocess.run([sys.executable, script, *paths], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("| `sd15/image/fp16/graph/4/512` | 1000.0 / 1250.0 | 150.00 / 180.00 | 4.00 / 5.00 | "
+                      "500.0 / - | 1.25 |", r.stdout)
+        self.assertIn("| `sd15/unet_step/fp16/eager/1/512` | - / - | 50.00 / 60.00 | 2.00 / 2.00 | - / 20.0 | "
+                      "1.20 |", r.stdout)
+
     def test_flags_and_out_are_checked_before_anything_runs(self):
         for args, pattern in ((("--out", HERE), "--out .*: is a directory; name a file"),
                               (("--out", "/no/such/dir/t.json"), "--out .*: its directory /no/such/dir does not exist"),
