@@ -25,7 +25,7 @@
 #include "fixtures/detail/report/conditions.h"
 #include "fixtures/detail/report/energy_meter.h"
 #include "fixtures/detail/report/progress.h"
-#include "fixtures/detail/report/schema_reporter.h"
+#include "fixtures/detail/report/reported_row.h"
 #include "fixtures/detail/run/options.h"
 #include "fixtures/detail/run/runner.h"
 #include "fixtures/detail/timing/stopping.h"
@@ -314,32 +314,6 @@ TEST(Conditions, MonitorWithoutNvmlClaimsNothing) {
   EXPECT_EQ(c.polls, 0);
   EXPECT_FALSE(c.power.watts.has_value());
   EXPECT_FALSE(c.other_processes.has_value());
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-TEST(Interrupt, MarkJoinsTheContextOfAWrittenFile) {
-  const std::string path = testing::TempDir() + "cubench_interrupted.json";
-  {
-    std::ofstream out(path);
-    out << "{\n  \"context\": {\n    \"date\": \"x\"\n  },\n  \"benchmarks\": [\n  ]\n}\n";
-  }
-  ASSERT_TRUE(mark_json_interrupted(path, "SIGINT"));
-  EXPECT_EQ(read_file(path),
-            "{\n  \"context\": {\n    \"interrupted\": \"SIGINT\",\n    \"date\": \"x\"\n  },\n"
-            "  \"benchmarks\": [\n  ]\n}\n");
-  {
-    std::ofstream out(path);
-    out << "name,iterations\n";  // CSV: left alone
-  }
-  EXPECT_FALSE(mark_json_interrupted(path, "SIGINT"));
-  EXPECT_FALSE(mark_json_interrupted(path + ".missing", "SIGINT"));
-  std::remove(path.c_str());
 }
 
 TEST(Interrupt, AbandonedRowsAreLeftOut) {

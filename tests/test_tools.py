@@ -1000,9 +1000,9 @@ class PlotColoursAndAxes(unittest.TestCase):
         self.assertTrue(all(ax.get_xscale() == "log" for ax in figures["allreduce.png"]))
 
 
-# A schema as cubench writes it (context["cubench_schema"], JSON text), for families and a counter
-# no tool has seen: toy/widget (main counter widgets_per_s against size n, a line per shape),
-# toy/gadget (no size axis: bars per mode), toy (shorter than toy/widget: the longest match wins),
+# A schema as cubench writes it (context["cubench_schema"]; here as JSON text, as older files hold
+# it), for families and a counter no tool has seen: toy/widget (main counter widgets_per_s against
+# size n, a line per shape), toy/gadget (no size axis: bars per mode), toy (shorter than toy/widget: the longest match wins),
 # and gemm (a hand-made chart's family: no generic chart).
 TOY_SCHEMA = {
     "version": 1,
@@ -1114,6 +1114,18 @@ class SchemaFiles(unittest.TestCase):
         self.assertEqual([results.better(c) for c in ("TFLOPS", "peak_allocated_bytes", "recon_error",
                                                       "sm_clock_MHz", "never_heard_of")],
                          ["higher", "lower", "lower", "none", "none"])
+
+    def test_the_schema_reads_the_same_as_an_object_or_as_text(self):
+        """cubench writes it as an object; files written before it wrote its own hold JSON text."""
+        from cubench_tools import results
+        as_text = results.schema_of({"cubench_schema": json.dumps(TOY_SCHEMA)})
+        as_object = results.schema_of({"cubench_schema": json.loads(json.dumps(TOY_SCHEMA))})
+        self.assertEqual({n: (c.unit, c.better) for n, c in as_object.counters.items()},
+                         {n: (c.unit, c.better) for n, c in as_text.counters.items()})
+        self.assertEqual(sorted(as_object.families), sorted(as_text.families))
+        self.assertTrue(as_object.counters)
+        with self.assertRaisesRegex(results.InputError, "is a list, not an object"):
+            results.schema_of({"cubench_schema": [1]}, "x.json")
 
     def test_merged_schema_first_file_wins(self):
         from cubench_tools import results

@@ -41,7 +41,7 @@ import os
 
 from . import cli
 from .results import (MEASURED, SCHEMA_FIELD, InputError, is_iteration, outcome, read,  # noqa: E402
-                     run_name, schema_of, warnings_held)
+                     run_name, schema_document, schema_of, warnings_held)
 
 # The context fields that name the build a file's process ran, or the machine it ran on
 # (cubench's version_text lists the same, fixtures/detail/report/context.cpp; framework and torch
@@ -76,7 +76,7 @@ def median_row(rows, schema):
 def check_same_schema(first_path, first, path, context):
     """The merged file keeps the first file's schema, so it must be every file's (read() checked
     each: both are valid JSON here, compared as JSON, not as text)."""
-    mine, theirs = (json.loads(c[SCHEMA_FIELD]) if SCHEMA_FIELD in c else None for c in (context, first))
+    mine, theirs = (schema_document(c[SCHEMA_FIELD]) if SCHEMA_FIELD in c else None for c in (context, first))
     if mine == theirs:
         return
     if mine is None:

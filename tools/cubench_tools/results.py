@@ -11,8 +11,8 @@ A file whose context has "interrupted" (cubench stopped by a signal, e.g. "SIGIN
 had finished and closed the JSON) is data too: its rows load with a one-line warning that says so.
 
 What the numbers mean comes from the file itself: cubench writes a schema into its context
-("cubench_schema", JSON text: every counter's unit and direction, every family's axes, main counter
-and size axis), and a row's counters are all its numeric fields that are not Google Benchmark's
+("cubench_schema", an object; JSON text in files written before cubench wrote its own: every
+counter's unit and direction, every family's axes, main counter and size axis), and a row's counters are all its numeric fields that are not Google Benchmark's
 own. So a counter or family no tool has seen loads, is compared and is drawn without a change
 here. Files written before the schema (docs/results, tests/data, tools/torch_reference.py's) load
 as they always did: every counter still loads, a family is its name without the numeric segments,
@@ -360,21 +360,31 @@ def _choice(prefix, where, obj, key, choices):
     return value
 
 
-def parse_schema(text, path):
-    """The Schema in a file's context["cubench_schema"] (JSON text); InputError naming the file and
-    the first thing wrong unless it has the documented shape: every field the tools read there, of
-    its type, and each name it refers to declared. Fields beyond those are let be (a later
-    cubench may add some)."""
-    if not isinstance(text, str):
-        raise InputError(f"{path}: context \"{SCHEMA_FIELD}\" is {_describe(text)}, not a string "
-                         "(JSON text)")
-    if text in _parsed_schemas:
-        return _parsed_schemas[text]
+def schema_document(value, path="result file"):
+    """A context's "cubench_schema" as a dict: the object cubench writes, or the JSON text files
+    written before cubench wrote its own carried. InputError where it is neither."""
+    if isinstance(value, dict):
+        return value
+    if not isinstance(value, str):
+        raise InputError(f"{path}: context \"{SCHEMA_FIELD}\" is {_describe(value)}, not an object "
+                         "(or JSON text)")
     try:
-        doc = json.loads(text)
+        return json.loads(value)
     except json.JSONDecodeError as e:
         raise InputError(f"{path}: context \"{SCHEMA_FIELD}\" is not JSON ({e.msg} at line "
                          f"{e.lineno} column {e.colno})")
+
+
+def parse_schema(value, path):
+    """The Schema in a file's context["cubench_schema"] (an object, or JSON text: schema_document);
+    InputError naming the file and the first thing wrong unless it has the documented shape: every
+    field the tools read there, of its type, and each name it refers to declared. Fields beyond
+    those are let be (a later cubench may add some)."""
+    key = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    if key in _parsed_schemas:
+        return _parsed_schemas[key]
+    doc = schema_document(value, path)
+    text = key
     if not isinstance(doc, dict):
         raise _schema_error(path, f"the schema is {_describe(doc)}, not an object")
     prefix = f"{path}: {SCHEMA_FIELD}"
