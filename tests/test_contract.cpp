@@ -88,11 +88,10 @@ TEST(Family, SpecCarriesTimerSamplingSizeAndVariant) {
     if (s.family == "contract_test/spec") spec = &s;
   ASSERT_NE(spec, nullptr);
   EXPECT_FALSE(spec->needs_gpu());
-  EXPECT_TRUE(spec->cold_l2);
-  EXPECT_EQ(spec->batch, 3);
+  EXPECT_TRUE(spec->sampling.cold_l2);
+  EXPECT_EQ(spec->sampling.batch, 3);
   EXPECT_EQ(spec->size, 2000.0);
   EXPECT_EQ(spec->variant(), "contract_test/spec/x/cold");
-  EXPECT_EQ(spec->variant(), family_of(spec->name));
   EXPECT_EQ(spec->point.get_int("n"), 1000);
   EXPECT_THROW(spec->point.get_int("m"), Error);
   EXPECT_NE(spec->make(), nullptr);

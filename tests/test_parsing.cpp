@@ -283,12 +283,6 @@ TEST(BenchmarkFlags, VariablesAreCheckedUnlessTheFlagIsGiven) {
             "");
 }
 
-TEST(Registry, FamilyDropsNumericSegments) {
-  EXPECT_EQ(family_of("gemm/bf16/4096/4096/4096"), "gemm/bf16");
-  EXPECT_EQ(family_of("sigmoid/vectorized/fp16/10000000/cold"), "sigmoid/vectorized/fp16/cold");
-  EXPECT_EQ(family_of("launch/empty"), "launch/empty");
-}
-
 std::vector<Spec> fake_specs() {
   std::vector<Spec> s(4);
   s[0].name = "gemm/bf16/4096/4096/4096";
@@ -315,8 +309,8 @@ TEST(Registry, SelectsAsGoogleBenchmarkFilters) {
 
 TEST(Runner, BatchesShortRunsIntoSamplesOfAtLeast200us) {
   Spec auto_batch, cold, fixed;
-  cold.cold_l2 = true;
-  fixed.batch = 1000;
+  cold.sampling.cold_l2 = true;
+  fixed.sampling.batch = 1000;
   EXPECT_EQ(choose_batch(auto_batch, 1e-3), 1);     // long runs: one per sample
   EXPECT_EQ(choose_batch(auto_batch, 25e-6), 8);    // 8 x 25 us = 200 us
   EXPECT_EQ(choose_batch(auto_batch, 30e-6), 7);    // rounded up

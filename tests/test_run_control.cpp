@@ -151,7 +151,7 @@ TEST(Suite, DefaultKeepsWhatTheFamilyKeepsAndFullKeepsAll) {
       if (s->family == "run_control_test/suite") out.push_back(s->name);
     return out;
   };
-  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::standard, /*gpu_present=*/false)),
+  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::default_, /*gpu_present=*/false)),
             (std::vector<std::string>{"run_control_test/suite/2", "run_control_test/suite/4"}));
   EXPECT_EQ(*asked, 4);
   EXPECT_EQ(names(suite_cases(registered_cases(), Suite::full, false)).size(), 4u);
@@ -178,9 +178,9 @@ TEST(Suite, HostFamiliesWaitToBeAskedWhereAGpuRunsTheRest) {
     return out;
   };
   const std::vector<std::string> both = {"run_control_test/host/1", "run_control_test/device/1"};
-  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::standard, /*gpu_present=*/true)),
+  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::default_, /*gpu_present=*/true)),
             std::vector<std::string>{"run_control_test/device/1"});
-  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::standard, false)), both);
+  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::default_, false)), both);
   EXPECT_EQ(names(suite_cases(registered_cases(), Suite::full, true)), both);
   EXPECT_EQ(names(suite_cases(registered_cases(), Suite::cpu, true)),
             std::vector<std::string>{"run_control_test/host/1"});
@@ -189,7 +189,7 @@ TEST(Suite, HostFamiliesWaitToBeAskedWhereAGpuRunsTheRest) {
   for (const Spec& s : registered_cases())
     if (!s.needs_gpu()) host_only.push_back(s);
   std::vector<std::string> kept;
-  for (const Spec* s : suite_cases(host_only, Suite::standard, true))
+  for (const Spec* s : suite_cases(host_only, Suite::default_, true))
     if (s->family == "run_control_test/host") kept.push_back(s->name);
   EXPECT_EQ(kept, std::vector<std::string>{"run_control_test/host/1"});
 }

@@ -390,7 +390,7 @@ TEST(Sd15Family, CheckRejectsEachPlantedFaultInTurn) {
 // A 24 GiB GPU runs the default rows by their declared needs.
 TEST(Sd15Family, DefaultRowsFitA24GiBGpu) {
   int rows = 0;
-  for (const Spec* s : suite_cases(registered_cases(), Suite::standard, /*gpu_present=*/true)) {
+  for (const Spec* s : suite_cases(registered_cases(), Suite::default_, /*gpu_present=*/true)) {
     if (s->name.rfind("sd15/", 0) != 0) continue;
     ++rows;
     EXPECT_LE(s->gpu_needs.device_bytes, 24 * kGiB) << s->name;
