@@ -56,6 +56,18 @@ TEST(Options, EnvironmentIsTheDefaultAndFlagsWin) {
   EXPECT_EQ(parse_options(args, "", nullptr).device, 0);  // empty variable: unset
 }
 
+// --cubench_list names one listing; given twice, the last wins, as any flag given twice.
+TEST(Options, ListNamesOneListing) {
+  std::vector<std::string> args = {"cubench", "--cubench_list=axes"};
+  Options o = parse_options(args, nullptr, nullptr);
+  EXPECT_TRUE(o.list_axes);
+  EXPECT_FALSE(o.list_needs);
+  args = {"cubench", "--cubench_list=axes", "--cubench_list=needs"};
+  o = parse_options(args, nullptr, nullptr);
+  EXPECT_TRUE(o.list_needs);
+  EXPECT_FALSE(o.list_axes);
+}
+
 TEST(Options, BadValuesAreClearErrors) {
   for (std::vector<std::string> args :
        {std::vector<std::string>{"cubench", "--cubench_device=-1"},
@@ -100,15 +112,16 @@ TEST(Options, HelpGivesEachFlagOneLine) {
        {"--cubench_device=N", "--cubench_gpus=N", "--cubench_seed=N", "--cubench_suite=S",
         "--cubench_max_noise=P", "--cubench_min_samples=N", "--cubench_min_time=S",
         "--cubench_timeout=S", "--cubench_busy_gpu=W", "--cubench_search_seconds=S",
-        "--cubench_kernels=on", "--cubench_memory_limit=SIZE", "--cubench_list=needs", "--version"}) {
+        "--cubench_kernels=on", "--cubench_memory_limit=SIZE", "--cubench_list=needs",
+        "--cubench_list=axes", "--version"}) {
     const auto at = help.find(std::string("\n  ") + flag);
     ASSERT_NE(at, std::string::npos) << flag;
     EXPECT_EQ(help.find(flag, at + 4), std::string::npos) << flag << " listed twice";
   }
-  // A heading, fourteen flags and the lines on --benchmark_min_time and the refused
+  // A heading, fifteen flags and the lines on --benchmark_min_time and the refused
   // --benchmark_min_warmup_time.
   EXPECT_NE(help.find("\n  (--benchmark_min_warmup_time is refused: "), std::string::npos);
-  EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), 17);
+  EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), 18);
 }
 
 // The noise target is a percentage of the samples' mean: above 0, at most 100; a bad value is

@@ -2398,56 +2398,137 @@ class LegacyReading(unittest.TestCase):
         self.assertEqual(results.notes_of_label(""), [])
 
 
+def listing_line(family, axes, default=True):
+    """A line of cubench --cubench_list=axes (fixtures/detail/run/axes_listing.h)."""
+    name = "/".join([family] + [str(v) for v in axes.values()])
+    return json.dumps({"name": name, "family": family, "default_suite": default, "axes": axes})
+
+
+def fake_cubench(directory, stdout, code=0, stderr=""):
+    """An executable that answers as a cubench binary would, whatever its flags (a new one each
+    call)."""
+    path = os.path.join(directory, f"cubench{len(os.listdir(directory))}")
+    with open(path, "w") as f:
+        f.write(f"#!/bin/sh\ncat <<'EOF'\n{stdout}\nEOF\necho '{stderr}' >&2\nexit {code}\n")
+    os.chmod(path, 0o755)
+    return path
+
+
+# One configuration or two of each family tools/torch_reference.py covers, as a cubench build
+# lists them, and one of a family it does not (launch/empty).
+LISTING = [
+    listing_line("gemm", {"dtype": "fp8", "m": 8192, "n": 11008, "k": 4096}),
+    listing_line("sigmoid", {"variant": "naive", "dtype": "bf16", "n": 10000000, "cache": "cold"}),
+    listing_line("sigmoid", {"variant": "copy", "dtype": "bf16", "n": 10000000, "cache": "cold"}),
+    listing_line("svd", {"algo": "gesvdj", "dtype": "fp64", "n": 512}),
+    listing_line("gemm_decode", {"dtype": "bf16", "weights": "11008x4096", "m": 8}),
+    listing_line("gemm_decode", {"dtype": "fp8", "weights": "11008x4096", "m": 8}),
+    listing_line("conv", {"pass": "fwd", "dtype": "bf16", "r": 3, "stride": 1, "c": 64, "k": 64, "hw": 56}),
+    listing_line("conv", {"pass": "dgrad", "dtype": "bf16", "r": 3, "stride": 1, "c": 64, "k": 64, "hw": 56},
+                 default=False),
+    listing_line("conv", {"pass": "fwd", "dtype": "bf16", "r": 1, "stride": 1, "c": 64, "k": 256, "hw": 56},
+                 default=False),
+    listing_line("conv_autotune", {"pass": "fwd", "dtype": "fp16", "r": 3, "stride": 1, "c": 64, "k": 64,
+                                   "hw": 56}, default=False),
+    listing_line("resnet50_infer", {"precision": "fp16", "format": "channels_last", "mode": "eager",
+                                    "batch": 64}),
+    listing_line("resnet50_infer", {"precision": "fp16", "format": "channels_last", "mode": "graph",
+                                    "batch": 64}),
+    listing_line("sd15", {"what": "text_encode", "dtype": "bf16", "mode": "eager", "images": 1,
+                          "resolution": 512}),
+    listing_line("transformer_fwd", {"mode": "train", "attention": "sdpa", "batch": 32}),
+    listing_line("transformer_fwd", {"mode": "train", "attention": "module", "batch": 32}),
+    listing_line("torch/attention", {"backend": "cudnn", "pass": "fwd_bwd", "dtype": "bf16", "mask": "causal",
+                                     "head_dim": 128, "seq": 1024}),
+    listing_line("launch/empty", {}),
+]
+
+
 class TorchReference(unittest.TestCase):
-    def test_bert_train_names_are_cubench_rows_in_its_order(self):
-        # benchmarks/bert_train.torch.cpp: precision, seq, batch.
-        r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^bert_train/")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        want = [f"bert_train/{p}/{s}/{b}/manual_time" for p in ("fp32", "tf32", "amp_fp16", "amp_bf16")
-                for s in (128, 512) for b in (32, 64)]
-        self.assertEqual(r.stdout.split(), want)
+    """tools/torch_reference.py takes its cases from a cubench build's listing (--cubench_list=axes):
+    each covered configuration's axes become its case's parameters. That the cases agree with the
+    real binary's listing is ctest tools.torch_reference_cases_are_the_binarys."""
 
-    def test_names_match_cubench(self):  # --list needs no PyTorch
-        r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^gemm/bf16/4096/")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stdout.split(), ["gemm/bf16/4096/4096/4096/manual_time"])
+    def plan(self, lines=LISTING):
+        from cubench_tools import axes_listing, torch_cases
+        return torch_cases.plan(axes_listing.parse("\n".join(lines)))
 
-    def test_attention_names_are_cubench_torch_attention_axes_in_its_order(self):
-        # benchmarks/attention.torch.cpp: backend, pass, dtype, mask, head_dim, seq, nested in that
-        # order, so the listings of the two agree line for line (compare lines rows up by name).
-        r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^torch/attention/")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        want = [f"torch/attention/{b}/{p}/{t}/{m}/{d}/{s}/manual_time"
-                for b in ("flash", "efficient", "cudnn", "math") for p in ("fwd", "fwd_bwd")
-                for t in ("bf16", "fp16") for m in ("causal", "full") for d in (64, 128)
-                for s in (512, 1024, 2048, 4096, 8192, 16384)]
-        self.assertEqual(r.stdout.split(), want)
+    def test_each_configuration_becomes_its_case_from_its_axes(self):
+        cases = {c.name: c for c in self.plan().cases}
+        self.assertEqual(list(cases), [
+            "gemm/fp8/8192/11008/4096", "sigmoid/torch/bf16/10000000/cold", "svd/torch/fp64/512",
+            "gemm_decode/bf16/11008x4096/8", "conv/fwd/bf16/3/1/64/64/56", "conv/fwd/fp16/3/1/64/64/56",
+            "resnet50_infer/fp16/channels_last/eager/64", "sd15/text_encode/bf16/eager/1/512",
+            "transformer_fwd/train/sdpa/32", "torch/attention/cudnn/fwd_bwd/bf16/causal/128/1024"])
+        self.assertEqual(cases["gemm/fp8/8192/11008/4096"].params, dict(dtype="fp8", m=8192, n=11008, k=4096))
+        # sigmoid's variants (naive, copy) share one PyTorch op, named with "torch" in their place.
+        self.assertEqual(cases["sigmoid/torch/bf16/10000000/cold"].peers,
+                         ["sigmoid/naive/bf16/10000000/cold", "sigmoid/copy/bf16/10000000/cold"])
+        self.assertEqual(cases["sigmoid/torch/bf16/10000000/cold"].params, dict(dtype="bf16", n=10000000, cold=True))
+        self.assertEqual(cases["gemm_decode/bf16/11008x4096/8"].params,
+                         dict(dtype="bf16", n=11008, k=4096, m=8, cold=True))
+        # conv_autotune's row stands beside the conv row of its name; the layer is the default
+        # run's (conv's bf16 row of it is in its default set), so every dtype of it has a case.
+        self.assertEqual(cases["conv/fwd/fp16/3/1/64/64/56"].peers, ["conv_autotune/fwd/fp16/3/1/64/64/56"])
+        self.assertEqual(cases["conv/fwd/fp16/3/1/64/64/56"].params,
+                         dict(dtype="fp16", r=3, stride=1, c=64, k=64, hw=56))
+        self.assertEqual(cases["resnet50_infer/fp16/channels_last/eager/64"].params,
+                         dict(precision="fp16", channels_last=True, batch=64))
+        self.assertEqual(cases["sd15/text_encode/bf16/eager/1/512"].params,
+                         dict(what="text_encode", dtype="bf16", images=1, res=512))
+        self.assertEqual(cases["transformer_fwd/train/sdpa/32"].params, dict(train=True, batch=32))
+        self.assertEqual(cases["torch/attention/cudnn/fwd_bwd/bf16/causal/128/1024"].params,
+                         dict(backend="cudnn", train=True, dtype="bf16", causal=True, d=128, seq=1024))
 
-    def test_resnet50_infer_names_are_cubench_eager_rows_in_its_order(self):
-        # benchmarks/resnet50_infer.torch.cpp: precision, format, mode, batch; python is eager only.
-        r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^resnet50_infer/")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        want = [f"resnet50_infer/{p}/{f}/eager/{b}/manual_time" for p in ("fp32", "tf32", "fp16", "bf16")
-                for f in ("nchw", "channels_last") for b in (1, 8, 64, 256)]
-        self.assertEqual(r.stdout.split(), want)
+    def test_a_configuration_without_a_case_says_why(self):
+        plan = self.plan()
+        why = dict(plan.left_out)
+        self.assertEqual(sorted(why), [
+            "conv/dgrad/bf16/3/1/64/64/56", "conv/fwd/bf16/1/1/64/256/56", "gemm_decode/fp8/11008x4096/8",
+            "resnet50_infer/fp16/channels_last/graph/64", "transformer_fwd/train/module/32"])
+        self.assertIn("forward only", why["conv/dgrad/bf16/3/1/64/64/56"])
+        self.assertIn("a layer the default run leaves out", why["conv/fwd/bf16/1/1/64/256/56"])
+        self.assertIn("bf16 only", why["gemm_decode/fp8/11008x4096/8"])
+        self.assertIn("python runs eager", why["resnet50_infer/fp16/channels_last/graph/64"])
+        self.assertIn("module's own attention", why["transformer_fwd/train/module/32"])
+        # The covered families this listing has none of: a build without them has no case of them.
+        self.assertEqual(plan.absent, ["resnet50_train", "llama_decode", "bert_train"])
 
-    def test_llama_decode_names_are_cubench_eager_rows_in_its_order(self):
-        # benchmarks/llama_decode.torch.cpp: dtype, mode, prompt/new (zipped), batch; python is eager.
-        r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^llama_decode/")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        want = [f"llama_decode/{d}/eager/{p}/{n}/{b}/manual_time" for d in ("bf16", "fp16")
-                for p, n in ((128, 128), (1024, 256)) for b in (1, 8, 32)]
-        self.assertEqual(r.stdout.split(), want)
+    def test_a_family_whose_axes_changed_is_one_clear_error(self):
+        from cubench_tools.results import InputError
+        with self.assertRaisesRegex(InputError, "gemm/bf16/1024 has no axis 'm' .*update its reader"):
+            self.plan([listing_line("gemm", {"dtype": "bf16", "size": 1024})])
 
-    def test_sd15_names_are_cubench_eager_rows_in_its_order(self):
-        # benchmarks/sd15.torch.cpp: what, dtype, mode, images, resolution; python is eager, and
-        # text_encode has its 1-image 512 row alone.
-        r = tool("torch_reference.py", "--out", os.devnull, "--list", "--filter", "^sd15/")
-        self.assertEqual(r.returncode, 0, r.stderr)
-        want = [f"sd15/{w}/{d}/eager/{i}/{s}/manual_time"
-                for w in ("image", "unet_step", "vae_decode", "text_encode") for d in ("fp16", "bf16")
-                for i in (1, 4) for s in (512, 768) if w != "text_encode" or (i == 1 and s == 512)]
-        self.assertEqual(r.stdout.split(), want)
+    def test_list_and_left_out_read_the_binary(self):  # neither needs PyTorch
+        with tempfile.TemporaryDirectory() as d:
+            binary = fake_cubench(d, "\n".join(LISTING))
+            r = tool("torch_reference.py", "--out", os.devnull, "--list", "--cubench-binary", binary,
+                     "--filter", "^conv/")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.split(), ["conv/fwd/bf16/3/1/64/64/56/manual_time",
+                                                "conv/fwd/fp16/3/1/64/64/56/manual_time"])
+            r = tool("torch_reference.py", "--out", os.devnull, "--left-out", "--cubench_binary", binary,
+                     "--filter", "^gemm_decode/")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertRegex(r.stdout, "^gemm_decode/fp8/11008x4096/8/manual_time\tbf16 only: .*\n$")
+            # A filter of a family the build lists none of says so.
+            assert_one_line_error(self, tool("torch_reference.py", "--out", os.devnull, "--list",
+                                             "--cubench-binary", binary, "--filter", "^bert_train/"),
+                                  "matches no case .*lists none of resnet50_train, llama_decode, bert_train")
+
+    def test_a_binary_that_does_not_list_is_one_clear_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            for binary, pattern in (
+                    (os.path.join(d, "none"), "--cubench-binary .*/none: no such file \\(build cubench first"),
+                    (fake_cubench(d, "", 2, "cubench: --cubench_list takes needs, got 'axes'"),
+                     "--cubench_list=axes --cubench_suite=full exited 2: cubench: --cubench_list takes needs"),
+                    (fake_cubench(d, "gemm/bf16/1024/1024/1024"), "output, line 1: not JSON"),
+                    (fake_cubench(d, listing_line("gemm", {"dtype": "bf16"}).replace('"gemm/bf16"', '"gemm/fp8"')),
+                     "line 1: gemm/fp8 is not its family gemm and its axes' values")):
+                with self.subTest(pattern=pattern):
+                    assert_one_line_error(self, tool("torch_reference.py", "--out", os.devnull, "--list",
+                                                     "--cubench-binary", binary),
+                                          "^tools/torch_reference.py: .*" + pattern)
 
     def test_sd15_without_diffusers_is_one_clear_error(self):
         # The case's error, which main() writes as the row's error message: what is missing and how

@@ -32,10 +32,18 @@ reported error row), with per-stage counters, peak memory and energy_per_run_J (
 counter over the samples). Each repetition's row carries the SM clock and power cap of its samples
 (sm_clock_MHz, power_capped_pct: NVML polled every 10 ms, as cubench does).
 
+The cases are cubench's own: the configurations of those families that a build of cubench lists
+(`cubench --cubench_list=axes --cubench_suite=full`, the binary --cubench-binary names), each read
+from its axes (tools/cubench_tools/torch_cases.py), so a value a family adds is a case here
+without an edit, and a family the build leaves out (the LibTorch ones without a CUDA LibTorch, conv
+without cuDNN) has none. --left-out prints the configurations of those families that get no case,
+and why (graph rows, fp8 decode, conv's backward passes and the layers the default run leaves out).
+
     python3 tools/torch_reference.py --filter gemm --repetitions 5 --out torch.json
 
-Flags and --out are checked before PyTorch is loaded or anything runs: a bad one is one line on
-stderr and status 2; no GPU for PyTorch is status 3. --list needs no PyTorch.
+Flags and --out are checked before PyTorch is loaded or anything runs: a bad one, or a binary that
+does not list, is one line on stderr and status 2; no GPU for PyTorch is status 3. --list and
+--left-out need no PyTorch.
 """
 import datetime
 import json
@@ -46,7 +54,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cubench_tools import cli  # noqa: E402
+from cubench_tools import axes_listing, cli, torch_cases  # noqa: E402
 from cubench_tools.results import InputError  # noqa: E402
 
 PROG = "tools/torch_reference.py"
@@ -62,6 +70,13 @@ def parse_args(argv):
                    help="samples per repetition at least (1 for a case that is a whole generation)")
     p.add_argument("--warmup", type=int, default=3, help="untimed calls before the first repetition")
     p.add_argument("--list", action="store_true", help="print the names and exit")
+    p.add_argument("--left-out", action="store_true",
+                   help="print each cubench configuration of the families here that has no case, "
+                        "tab-separated from why, and exit")
+    p.add_argument("--cubench-binary", "--cubench_binary", dest="cubench_binary",
+                   default=axes_listing.DEFAULT_BINARY, metavar="PATH",
+                   help="the cubench whose listing (--cubench_list=axes --cubench_suite=full) gives "
+                        "the cases (default: build/cuda-13.0/cubench)")
     args = p.parse_args(argv)
     if args.repetitions < 1:
         raise InputError(f"--repetitions wants a count of at least 1, got {args.repetitions}")
@@ -75,108 +90,19 @@ def parse_args(argv):
         args.filter_regex = re.compile(args.filter)
     except re.error as e:
         raise InputError(f"--filter is not a valid regex: {e}")
-    if not args.list:  # before any case runs: a bad path found after an hour of work is lost work
+    if not (args.list or args.left_out):  # before any case runs: a bad path found after an hour of work is lost work
         cli.check_output_file(args.out, "--out")
     return args
 
 
-# cubench's torch/attention axes (benchmarks/attention.torch.cpp), in its order: the names match.
-ATTENTION_BACKENDS = ("flash", "efficient", "cudnn", "math")
-ATTENTION_SEQS = (512, 1024, 2048, 4096, 8192, 16384)
+# What the ops need besides a configuration's axes, which cubench does not vary (so they are no
+# axes of its families) and which must match its fixed values: torch/attention's tokens and width
+# (benchmarks/attention.torch.cpp: batch = tokens / seq, heads = width / head_dim); conv's batch
+# (benchmarks/conv.cudnn.cpp); sd15's steps, guidance, prompt tokens and VAE scale
+# (benchmarks/sd15.torch.cpp).
 ATTENTION_TOKENS, ATTENTION_WIDTH = 16384, 2048
-
-
-def cases():
-    out = []
-    shapes = [(n, n, n) for n in (1024, 2048, 4096, 8192, 16384)]
-    shapes += [(8192, 12288, 4096), (8192, 11008, 4096), (8192, 4096, 11008)]
-    for name in ("fp32", "tf32", "fp16", "bf16", "fp8"):
-        for m, n, k in shapes:
-            out.append((f"gemm/{name}/{m}/{n}/{k}", "gemm", dict(dtype=name, m=m, n=n, k=k)))
-    for name in ("fp32", "fp16", "bf16"):
-        for n in (10_000_000, 256 << 20):
-            for cache in ("cold", "hot"):
-                out.append((f"sigmoid/torch/{name}/{n}/{cache}", "sigmoid", dict(dtype=name, n=n, cold=cache == "cold")))
-    for name in ("fp32", "fp64"):
-        for n in (512, 1024, 2048, 4096):
-            out.append((f"svd/torch/{name}/{n}", "svd", dict(dtype=name, n=n)))
-    for precision in ("fp32", "tf32", "amp_fp16", "amp_bf16"):
-        for fmt in ("nchw", "channels_last"):
-            for res, batch in ((224, 64), (224, 128), (224, 256), (32, 256)):
-                out.append((f"resnet50_train/{precision}/{fmt}/{res}/{batch}", "resnet",
-                            dict(precision=precision, channels_last=fmt == "channels_last", res=res, batch=batch)))
-    out += conv_cases()
-    out += gemm_decode_cases()
-    out += resnet_infer_cases()
-    out += llama_decode_cases()
-    out += bert_cases()
-    out += sd15_cases()
-    for mode in ("inference", "train"):
-        for batch in (32, 64, 128, 256):
-            out.append((f"transformer_fwd/{mode}/sdpa/{batch}", "transformer", dict(train=mode == "train", batch=batch)))
-    for backend in ATTENTION_BACKENDS:
-        for pass_ in ("fwd", "fwd_bwd"):
-            for name in ("bf16", "fp16"):
-                for mask in ("causal", "full"):
-                    for d in (64, 128):
-                        for seq in ATTENTION_SEQS:
-                            out.append((f"torch/attention/{backend}/{pass_}/{name}/{mask}/{d}/{seq}", "attention",
-                                        dict(backend=backend, train=pass_ == "fwd_bwd", dtype=name,
-                                             causal=mask == "causal", d=d, seq=seq)))
-    return out
-
-
-# cubench's conv layers of its default run (benchmarks/conv.cudnn.cpp: r, stride, c, k, input
-# h = w; padding r/2), batch 256, channels_last.
-CONV_LAYERS = ((7, 2, 3, 64, 224), (3, 1, 64, 64, 56), (3, 2, 256, 256, 28), (1, 1, 1024, 256, 14))
 CONV_BATCH = 256
-# cubench's gemm_decode weights (benchmarks/gemm.cpp: N x K) and tokens in flight.
-DECODE_WEIGHTS = ((4096, 4096), (11008, 4096), (4096, 11008), (12288, 4096))
-
-
-def conv_cases():
-    """cubench's conv rows (its heuristic's plan) and conv_autotune rows (the fastest of 8) are set
-    against one PyTorch row each: F.conv2d forward under cudnn.benchmark, named as the conv row;
-    fp32 with cuDNN's TF32 off (as cubench's fp32 deselects tensor-core engines), tf32 with it on."""
-    return [(f"conv/fwd/{name}/{r}/{s}/{c}/{k}/{hw}", "conv", dict(dtype=name, r=r, stride=s, c=c, k=k, hw=hw))
-            for name in ("fp32", "tf32", "fp16", "bf16") for r, s, c, k, hw in CONV_LAYERS]
-
-
-def gemm_decode_cases():
-    """cubench's gemm_decode bf16 rows: F.linear(X[m x K], W[N x K]), the L2 flushed before each
-    sample (a decode step finds its weights in DRAM)."""
-    return [(f"gemm_decode/bf16/{n}x{k}/{m}", "gemm_decode", dict(dtype="bf16", n=n, k=k, m=m, cold=True))
-            for n, k in DECODE_WEIGHTS for m in (1, 2, 4, 8, 16, 32, 64)]
-
-
-def resnet_infer_cases():
-    """cubench's resnet50_infer eager rows (benchmarks/resnet50_infer.torch.cpp), in its order."""
-    return [(f"resnet50_infer/{precision}/{fmt}/eager/{batch}", "resnet_infer",
-             dict(precision=precision, channels_last=fmt == "channels_last", batch=batch))
-            for precision in ("fp32", "tf32", "fp16", "bf16") for fmt in ("nchw", "channels_last")
-            for batch in (1, 8, 64, 256)]
-
-
-def llama_decode_cases():
-    """cubench's llama_decode eager rows (benchmarks/llama_decode.torch.cpp), in its order."""
-    return [(f"llama_decode/{dtype}/eager/{prompt}/{new}/{batch}", "llama",
-             dict(dtype=dtype, prompt=prompt, new=new, batch=batch))
-            for dtype in ("bf16", "fp16") for prompt, new in ((128, 128), (1024, 256))
-            for batch in (1, 8, 32)]
-
-
-# cubench's sd15 axes (benchmarks/sd15.torch.cpp), in its order: the eager rows are named alike.
-SD15_WHATS = ("image", "unet_step", "vae_decode", "text_encode")
 SD15_STEPS, SD15_GUIDANCE, SD15_TOKENS, SD15_VAE_SCALE = 20, 7.5, 77, 0.18215
-
-
-def sd15_cases():
-    """cubench's sd15 eager rows: the text encoder runs once per prompt whatever the images and
-    resolution, so text_encode has its 1-image 512 row alone."""
-    return [(f"sd15/{what}/{dtype}/eager/{images}/{res}", "sd15",
-             dict(what=what, dtype=dtype, images=images, res=res))
-            for what in SD15_WHATS for dtype in ("fp16", "bf16") for images in (1, 4)
-            for res in (512, 768) if what != "text_encode" or (images == 1 and res == 512)]
 
 
 def dtypes(torch):
@@ -529,12 +455,6 @@ def sd15(torch, dt, a):
     return op
 
 
-def bert_cases():
-    """cubench's bert_train rows (benchmarks/bert_train.torch.cpp), in its order."""
-    return [(f"bert_train/{precision}/{seq}/{batch}", "bert", dict(precision=precision, seq=seq, batch=batch))
-            for precision in ("fp32", "tf32", "amp_fp16", "amp_bf16") for seq in (128, 512) for batch in (32, 64)]
-
-
 def bert_step(torch, a):
     """One BertForMaskedLM training step on cubench's synthetic batch: random ids and token types,
     no padding (no attention mask), round(0.15 seq) random positions per sequence labelled with
@@ -724,11 +644,19 @@ def time_case(torch, op, cold, args, flush):
 
 def main(argv):
     args = parse_args(argv)
-    selected = [c for c in cases() if args.filter_regex.search(c[0] + "/manual_time")]
+    plan = torch_cases.plan(axes_listing.run(args.cubench_binary, option="--cubench-binary"))
+    if args.left_out:
+        for name, why in plan.left_out:
+            if args.filter_regex.search(name + "/manual_time"):
+                print(f"{name}/manual_time\t{why}")
+        return 0
+    selected = [c for c in plan.cases if args.filter_regex.search(c.name + "/manual_time")]
     if not selected:
-        raise InputError(f"--filter '{args.filter}' matches no case (--list shows them)")
+        lacking = (f"; {args.cubench_binary} lists none of {', '.join(plan.absent)} (a build without "
+                   "CUDA LibTorch or cuDNN: its not_built says why)") if plan.absent else ""
+        raise InputError(f"--filter '{args.filter}' matches no case (--list shows them){lacking}")
     if args.list:
-        print("\n".join(c[0] + "/manual_time" for c in selected))
+        print("\n".join(c.name + "/manual_time" for c in selected))
         return 0
     try:
         import torch
@@ -744,8 +672,9 @@ def main(argv):
                "cudnn": str(torch.backends.cudnn.version()), "gpu": props.name,
                "library_build_type": "release"}
     rows = []
-    for name, kind, a in selected:
-        full = name + "/manual_time"
+    for case in selected:
+        kind, a = case.kind, case.params
+        full = case.name + "/manual_time"
         op = flush = None
         try:
             # Peaks as cubench's: only this case's model, inputs and workspaces counted, so the

@@ -15,18 +15,18 @@ either (the runner keeps it out of the peaks), nor are libraries' handles and th
 row that reports no peak at all (LibTorch's single operations: their tensors are LibTorch's,
 outside the pool, and the row gives no allocator peak) is left out.
 The table lists every family's tightest row (the largest measured / declared) and, with --all,
-every row; a declaration below its peak is marked BELOW. Exit status 1 when one is, 2 on bad
-input."""
+every row; a declaration below its peak is marked BELOW. The result file is read through
+tools/cubench_tools/results.py: a row skipped or failed is no measurement. Exit status 1 when a
+declaration is below, 2 on bad input."""
 import csv
-import json
+import itertools
+import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools"))
+from cubench_tools import cli, results  # noqa: E402
+
 MIB = 1 << 20
-
-
-def fail(message):
-    print(f"declared-needs-table: {message}", file=sys.stderr)
-    sys.exit(2)
 
 
 def declared(path):
@@ -34,43 +34,39 @@ def declared(path):
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f, delimiter="\t"))
     except OSError as e:
-        fail(f"cannot read {path}: {e.strerror}")
+        raise results.InputError(f"cannot read {path}: {e.strerror}")
     if not rows or "name" not in rows[0] or "device_bytes" not in rows[0]:
-        fail(f"{path} is not cubench --cubench_list=needs output (no name and device_bytes header)")
+        raise results.InputError(f"{path} is not cubench --cubench_list=needs output (no name and "
+                                 "device_bytes header)")
     out = {}
     for row in rows:
         try:
             out[row["name"]] = int(row["device_bytes"])
         except (TypeError, ValueError):
-            fail(f"{path}: {row.get('name')!r} has no whole number of bytes")
+            raise results.InputError(f"{path}: {row.get('name')!r} has no whole number of bytes")
     return out
 
 
 def measured(path):
-    try:
-        with open(path) as f:
-            data = json.load(f)
-        benchmarks = data["benchmarks"]
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror}")
-    except (ValueError, KeyError, TypeError):
-        fail(f"{path} is not a Google Benchmark JSON file")
-    try:  # the families' names, from the file's schema (a family's name may hold a '/')
-        families = sorted(json.loads(data["context"]["cubench_schema"])["families"], key=len, reverse=True)
-    except (KeyError, TypeError, ValueError):
-        families = []
+    """{configuration: (family, its largest peak over the repetitions)} of the rows measured (a
+    skipped or failed row's figures are not a measurement)."""
+    context, rows = results.load(path)
+    schema = results.schema_of(context, path)
+    # The families' names, from the file's schema (a family's name may hold a '/').
+    families = sorted(schema.families, key=len, reverse=True) if schema is not None else []
     out = {}
-    for b in benchmarks:
-        if b.get("run_type", "iteration") != "iteration" or b.get("error_occurred"):
+    for run_name, r in rows.items():
+        if not r.measured():
             continue
-        if "peak_mem_bytes" not in b and "peak_reserved_bytes" not in b:
+        pool, allocator = r.counters.get("peak_mem_bytes"), r.counters.get("peak_reserved_bytes")
+        if pool is None and allocator is None:
             continue  # a row without a device peak (a start-up stage, a CPU family)
-        name = b["name"].removesuffix("/manual_time")
-        peak = b.get("peak_mem_bytes", 0) + b.get("peak_reserved_bytes", 0)
-        if peak == 0 and "peak_reserved_bytes" not in b:
+        peak = max(a + b for a, b in itertools.zip_longest(pool or [], allocator or [], fillvalue=0))
+        if peak == 0 and allocator is None:
             continue  # nothing measured: a row whose memory is outside the pool (LibTorch's ops)
+        name = run_name.removesuffix("/manual_time")
         family = next((f for f in families if name.startswith(f + "/")), name.split("/")[0])
-        out[name] = (family, max(out.get(name, (family, 0))[1], peak))  # its largest repetition
+        out[name] = (family, peak)
     return out
 
 
@@ -81,7 +77,8 @@ def mib(x):
 def main(argv):
     args = [a for a in argv if a != "--all"]
     if len(args) < 2:
-        fail("usage: declared-needs-table.py NEEDS.txt [NEEDS.txt ...] RESULT.json [--all]")
+        raise results.InputError("usage: declared-needs-table.py NEEDS.txt [NEEDS.txt ...] "
+                                 "RESULT.json [--all]")
     *listings, result = args
     needs = {}
     for listing in listings:  # a later listing's rows win: the current build's over an older one's
@@ -90,7 +87,8 @@ def main(argv):
     rows = []
     for name, (family, peak) in peaks.items():
         if name not in needs:
-            fail(f"{name} is in {result} but in no listing: the listing of another build?")
+            raise results.InputError(f"{name} is in {result} but in no listing: the listing of "
+                                     "another build?")
         rows.append((family, name, needs[name], peak))
     if "--all" not in argv:
         tightest = {}
@@ -112,4 +110,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli.run("declared-needs-table", main))

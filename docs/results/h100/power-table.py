@@ -33,6 +33,8 @@ def main(argv):
         except ValueError:
             limit = 0.0
         for name, r in rows.items():
+            if not r.measured():  # a skipped or failed row's figures are no reading
+                continue
             power, nvml, window = r.median("power_W"), r.median("nvml_power_W"), r.median("sampling_s")
             if power != power:
                 continue

@@ -8,30 +8,29 @@ One row per mode and batch; per column the peak the caching allocator handed out
 C++ module's own attention (which keeps batch x heads x 512^2 scores), cubench with
 scaled_dot_product_attention, and PyTorch's nn.Transformer (python's layers call
 scaled_dot_product_attention: it has no other). A configuration that was not run or failed says
-why in a word. Exit status 2 on bad input."""
-import json
+why in a word. The files are read through tools/cubench_tools/results.py: a skipped row is "not
+run", never a peak. Exit status 2 on bad input."""
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools"))
+from cubench_tools import cli, results  # noqa: E402
 
 MIB = 1 << 20
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            benchmarks = json.load(f)["benchmarks"]
-    except OSError as e:
-        sys.exit(f"transformer-memory-table: cannot read {path}: {e.strerror}")
-    except (ValueError, KeyError, TypeError):
-        sys.exit(f"transformer-memory-table: {path} is not a Google Benchmark JSON file")
+    """{configuration: its largest peak_allocated_bytes over the repetitions, or "error"}: a row
+    skipped (not run, not supported) is left out, so its cell says "not run"."""
     out = {}
-    for b in benchmarks:
-        if b.get("run_type", "iteration") != "iteration":
-            continue
-        name = b["name"].removesuffix("/manual_time")
-        if b.get("error_occurred"):
-            out.setdefault(name, "error")
-        elif "peak_allocated_bytes" in b:
-            out[name] = max(b["peak_allocated_bytes"], out.get(name, 0) if out.get(name) != "error" else 0)
+    for run_name, r in results.load(path)[1].items():
+        name = run_name.removesuffix("/manual_time")
+        if r.measured():
+            peaks = r.counters.get("peak_allocated_bytes")
+            if peaks:
+                out[name] = max(peaks)
+        elif r.status not in results.SKIPS:
+            out[name] = "error"
     return out
 
 
@@ -44,8 +43,7 @@ def cell(rows, name):
 
 def main(argv):
     if len(argv) != 2:
-        print("usage: transformer-memory-table.py CUBENCH.json PYTORCH.json", file=sys.stderr)
-        return 2
+        raise results.InputError("usage: transformer-memory-table.py CUBENCH.json PYTORCH.json")
     cubench, pytorch = load(argv[0]), load(argv[1])
     print("| mode | batch | cubench, module's attention (MiB) | cubench, SDPA (MiB) | PyTorch nn.Transformer (MiB) |")
     print("|---|---:|---:|---:|---:|")
@@ -59,4 +57,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(cli.run("transformer-memory-table", main))
