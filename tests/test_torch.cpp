@@ -364,6 +364,22 @@ TEST(Transformer, CheckAcceptsARunAndRejectsAPlantedFault) {
   EXPECT_EQ(families, torch_compat::kHasSdpa ? 4 : 2);
 }
 
+// ResNet-50's step check gives the worst layer's figures: for the planted fault (a layer3
+// convolution's gradient negated) in fp32, where the rest of the step matches the reference, a
+// cosine of -1 with the reference and a norm ratio of 1, which the direction bound rejects; the
+// checked step's lowest weight cosine (a counter) is near 1.
+TEST(ResNet50Train, TheCheckNamesTheNegatedLayersCosine) {
+  const Spec* s = find_case("cpu/resnet50_train/fp32/nchw/32/8");
+  ASSERT_NE(s, nullptr);
+  auto env = Env::host_only(1);
+  auto c = s->make();
+  set_up_run_and_check(*c, *env);
+  EXPECT_GT(c->counters(1.0).at("weight_grad_cosine"), 0.999);
+  run_once(*c, *env);
+  EXPECT_TRUE(
+      plant_fault_and_check(*c, *env, s->name, "cosine -1 (above 0), norm ratio 1,").caught);
+}
+
 // Every CPU family's check at its smallest sizes (family_check.h): a run accepted, a planted
 // fault (a negated layer gradient in the ResNet-50 step, one element off in the operations)
 // rejected. One test per family; they run on the host, beside the GPU tests.
