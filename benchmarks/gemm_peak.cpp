@@ -37,8 +37,8 @@ namespace {
 constexpr int kSearchWarmUp = 2, kSearchRuns = 5;
 // Then, with what is left of the box, its fastest few (shape, algorithm) pairs are timed again
 // over a sustained second each: the search's bursts of 7 runs can rank first a pair that only
-// keeps its rate until the power cap bites (measured on the H200: the sampled best runs
-// power-capped at 1424 MHz), and the best is what the GPU sustains.
+// keeps its rate until the power cap bites (on an H200 the sampled best runs power-capped, at
+// about 1424 MHz), and the best is what the GPU sustains.
 constexpr int kSustainedFinalists = 5;
 constexpr double kSustainedSeconds = 1.0;
 // Two figures in the manner of mamf-finder (version 4 of stas00/ml-engineering's mamf-finder.py),

@@ -192,7 +192,7 @@ class TrainStep {
 
   // The first check is of a step from the initialised model, whatever ran before it (the first
   // call; a graph's warm-up and capture, five steps at lr 0.1 on random labels): from a state
-  // that has diverged (loss 11.7 where ln 10 is 2.3, seen on the H200 in a graph amp_bf16 case)
+  // that has diverged (loss 11.7 where ln 10 is 2.3, as a graph amp_bf16 case reaches on an H200)
   // bf16's gradients and fp32's part ways by chaos, not by error (4.4 on a layer4 convolution
   // there). Parameters and BN statistics are copied back in place (a captured graph keeps its
   // tensors) and the momentum zeroed, which makes the optimizer's next update the first step's,
@@ -482,8 +482,8 @@ void add_resnet_family(const std::string& name, std::vector<Precision> precision
       .size_axis("batch")
       // Default run: tf32 and amp_bf16 channels-last at 224 x 128, plus amp_bf16 in NCHW (the
       // layout's cost); the graph family (32 x 256) in tf32, amp_fp16 and amp_bf16, channels-last
-      // (amp_fp16 there: the step whose loss scaling a graph could not hold before); the CPU
-      // step as it is. An eager row costs 20-27 s of the default run on the H200 (model, step
+      // (amp_fp16 there: the step whose loss scaling the graph holds on the device); the CPU
+      // step as it is. An eager row takes 20-27 s of a default run on an H200 (model, step
       // check, samples): fp32 and amp_fp16 run with --cubench_suite=full.
       .default_suite([graph, timer](const Point& p) {
         if (timer == Timer::host_clock) return true;
