@@ -1,6 +1,7 @@
-// The gemm, gemm_autotune and gemm_decode families: one cuBLASLt case class (Gemm, gemm_case.h:
-// the dtypes, C = A^T B in the "TN" layout, the fp64 check) in three roles. gemm_peak, the same
-// case searching for its shape, is gemm_peak.cpp.
+// The gemm, gemm_autotune and gemm_decode families: the cuBLASLt case (Gemm, gemm_case.h: the
+// dtypes, C = A^T B in the "TN" layout, the fp64 check), gemm's as it is, gemm_autotune's and
+// gemm_decode's with what they do otherwise (below). gemm_peak, a case that searches for its
+// shape, is gemm_peak.cpp.
 //
 // gemm/<dtype>/<m>/<n>/<k> takes the heuristic's first algorithm; gemm_autotune/<dtype>/<m>/<n>/<k>
 // times its top 8 during set-up and keeps the fastest. Model: 2mnk FLOPs.
@@ -16,6 +17,7 @@
 // flushed before each sample: a decode step finds its weights in DRAM, not in L2 (4096x4096 bf16
 // weights, 32 MiB, would otherwise sit in the H200's L2 from the sample before).
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <utility>
@@ -27,6 +29,49 @@
 namespace cubench::gemm {
 namespace {
 
+// gemm_autotune's case: the fastest of the heuristic's top kCandidates, each timed in set-up (3
+// warm-up runs, then the median of 10), so autotuning never lands in a sample.
+class GemmAutotune final : public Gemm {
+ public:
+  GemmAutotune(DType t, Shape s) : Gemm(GemmFamily::autotune, t, s) {}
+
+  std::string label() const override {
+    std::string l = algo_name() + ", autotuned: candidate " + std::to_string(chosen_ + 1) + " of " +
+                    std::to_string(candidates_);
+    if (chosen_ > 0) {
+      char gain[64];
+      std::snprintf(gain, sizeof gain, " (%.1f%% faster than the first)", (speedup_ - 1) * 100);
+      l += gain;
+    }
+    return l;
+  }
+
+ private:
+  void choose_algorithm(Env& env) override {
+    const std::vector<cublasLtMatmulHeuristicResult_t> found = heuristic_for_case_shape();
+    double best = 0, first = 0;
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      double t = 0;
+      try {
+        t = median_seconds_on_stream(
+            env.stream(), [&] { matmul(env.stream(), found[i].algo); }, 3, 10);
+      } catch (const Error&) {
+        continue;  // a candidate the heuristic offered but that will not run here
+      }
+      if (i == 0) first = t;
+      if (best == 0 || t < best) {
+        best = t;
+        chosen_ = static_cast<int>(i);
+      }
+    }
+    speedup_ = best > 0 && first > 0 ? first / best : 1;
+    algo_ = found[chosen_].algo;
+  }
+
+  int chosen_ = 0;
+  double speedup_ = 1;
+};
+
 void register_gemm() {
   const DType dtypes[] = {DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8_e4m3};
   // Square sizes, then Transformer-shaped (8192 tokens, hidden 4096, LLaMA-7B): fused QKV, MLP
@@ -35,7 +80,7 @@ void register_gemm() {
   const std::vector<std::int64_t> n = {1024, 2048, 4096, 8192, 16384, 12288, 11008, 4096};
   const std::vector<std::int64_t> k = {1024, 2048, 4096, 8192, 16384, 4096, 4096, 11008};
   for (bool autotune : {false, true}) {
-    Family f(autotune ? "gemm_autotune" : "gemm",
+    Family f(name_of(autotune ? GemmFamily::autotune : GemmFamily::gemm, kGemmFamilies),
              autotune ? "C = A^T B through cuBLASLt, the fastest of the heuristic's top 8"
                       : "C = A^T B through cuBLASLt, the heuristic's first algorithm");
     f.axis(dtype_axis({dtypes, dtypes + 5}))
@@ -67,9 +112,10 @@ void register_gemm() {
         .size([](const Point& p) {
           return model::gemm_flops(p.get_int("m"), p.get_int("n"), p.get_int("k"));
         })
-        .make([autotune](const Point& p) {
+        .make([autotune](const Point& p) -> std::unique_ptr<BenchmarkCase> {
           Shape s{int(p.get_int("m")), int(p.get_int("n")), int(p.get_int("k"))};
-          return std::make_unique<Gemm>(p.get_dtype(), s, autotune ? Role::autotune : Role::gemm);
+          if (autotune) return std::make_unique<GemmAutotune>(p.get_dtype(), s);
+          return std::make_unique<Gemm>(p.get_dtype(), s);
         })
         .add();
   }
@@ -103,9 +149,31 @@ Axis weights_axis() {
   return enum_axis("weights", values);
 }
 
+// gemm_decode's case: gemm's, with its bytes counted (a decode step is bandwidth-bound) and
+// described in the family's own terms (weights N x K, m tokens).
+class GemmDecode final : public Gemm {
+ public:
+  // s: {N, m, K} (the weights are cuBLASLt's A, the tokens its n: see the file's head).
+  GemmDecode(DType t, Shape s) : Gemm(GemmFamily::decode, t, s) {}
+
+  // A and B read once, C written once: for a decode step, the weights (A) are nearly all of it.
+  Work work() const override {
+    Work w = Gemm::work();
+    w.bytes = double(dtype_bytes(t_)) * (double(s_.m) + s_.n) * s_.k +
+              double(dtype_bytes(types_.out)) * s_.m * s_.n;
+    return w;
+  }
+
+ private:
+  std::string describe() const override {
+    return family_and_dtype() + " weights " + std::to_string(s_.m) + "x" + std::to_string(s_.k) +
+           ", m=" + std::to_string(s_.n);
+  }
+};
+
 void register_gemm_decode() {
   const DType dtypes[] = {DType::bf16, DType::fp8_e4m3};
-  Family f("gemm_decode",
+  Family f(name_of(GemmFamily::decode, kGemmFamilies),
            "Y = X W^T through cuBLASLt for one decode step: LLaMA-7B's weights against 1 to 64 "
            "tokens (bandwidth-bound)");
   f.axis(dtype_axis({dtypes, dtypes + 2}))
@@ -139,8 +207,7 @@ void register_gemm_decode() {
       .make([](const Point& p) {
         const WeightShape& w = shape_of(p.get_enum<Weights>("weights"));
         // The weights are cuBLASLt's A (its m = N) and the tokens its n (see the file's head).
-        return std::make_unique<Gemm>(p.get_dtype(), Shape{w.n, int(p.get_int("m")), w.k},
-                                      Role::decode);
+        return std::make_unique<GemmDecode>(p.get_dtype(), Shape{w.n, int(p.get_int("m")), w.k});
       })
       .add();
 }

@@ -1,11 +1,13 @@
 #pragma once
-// The GEMM families' one cuBLASLt case class (Gemm), shared by gemm.cpp (gemm, gemm_autotune,
-// gemm_decode) and gemm_peak.cpp (gemm_peak): C = A^T B, A stored k x m and B k x n
-// (column-major, the "TN" layout), C m x n.
+// The GEMM families' cuBLASLt case (Gemm): C = A^T B, A stored k x m and B k x n (column-major,
+// the "TN" layout), C m x n.
 //   fp32: FP32 in/out, CUBLAS_COMPUTE_32F_PEDANTIC (no TF32, no reduced-precision shortcuts)
 //   tf32: FP32 in/out, CUBLAS_COMPUTE_32F_FAST_TF32
 //   fp16, bf16: 16-bit in/out, FP32 accumulation (what PyTorch's torch.mm does)
 //   fp8: e4m3 in, bf16 out, FP32 accumulation (sm_89+; cuBLASLt wants the "TN" layout we use)
+// Gemm itself is the gemm family's case, the heuristic's first algorithm; each other GEMM family
+// derives its case from it and overrides the hooks where it differs: gemm_autotune and
+// gemm_decode in gemm.cpp, gemm_peak in gemm_peak.cpp.
 //
 // Check (all): every element of C, poisoned before the checked run, against an fp64 product of
 // the same stored inputs (cuBLAS DGEMM), each within gemm_bound()
@@ -25,16 +27,12 @@ namespace cubench::gemm {
 
 using Shape = GemmShape;
 
-// What a Gemm case is for: how it picks its algorithm (and shape), and what its work counts.
-enum class Role {
-  gemm,      // the heuristic's first algorithm
-  autotune,  // the fastest of the heuristic's top 8, timed in set-up
-  decode,    // the heuristic's first; bandwidth-bound, so its bytes count too
-  peak,      // the fastest (shape, algorithm) a time-boxed search finds in set-up
-};
-
-// The family a role serves, by name (for messages).
-const char* role_family(Role r);
+// The GEMM families, named once: their registrations and their messages take the names here.
+enum class GemmFamily { gemm, autotune, decode, peak };
+constexpr EnumName<GemmFamily> kGemmFamilies[] = {{GemmFamily::gemm, "gemm"},
+                                                  {GemmFamily::autotune, "gemm_autotune"},
+                                                  {GemmFamily::decode, "gemm_decode"},
+                                                  {GemmFamily::peak, "gemm_peak"}};
 
 // What a configuration needs of the GPU (Family::needs): its math's tensor cores, and the device
 // memory of A, B and C at shape `s`, cuBLASLt's workspace and the check's fp64 copies of all three
@@ -47,62 +45,67 @@ struct LtTypes {
   DType out;
 };
 
-class Gemm final : public BenchmarkCase {
+class Gemm : public BenchmarkCase {
  public:
-  // s: C's m x n and the inner k (gemm_decode passes {N, tokens, K}; gemm_peak's search sets it).
-  Gemm(DType t, Shape s, Role role);
+  // s: C's m x n and the inner k.
+  Gemm(DType t, Shape s) : Gemm(GemmFamily::gemm, t, s) {}
   ~Gemm() override;
 
-  void setup(Env& env) override;
-  void run(Env& env) override { matmul(env.stream(), algo_); }
-  void validate(Env& env) override { check_every_element(env); }
-  std::string plant_fault(Env& env) override;
-  std::string fault_check() const override;
+  void setup(Env& env) final;
+  void run(Env& env) final { matmul(env.stream(), algo_); }
+  void validate(Env& env) final { check_every_element(env); }
+  std::string plant_fault(Env& env) final;
+  std::string fault_check() const final;
   Work work() const override;
   std::string label() const override;
   std::map<std::string, double> counters(double) const override;
 
- private:
-  // How many algorithms heuristic() asks cuBLASLt for: gemm_autotune times them all, and
-  // gemm_peak's search times them for each shape.
+ protected:
+  Gemm(GemmFamily family, DType t, Shape s);
+
+  // How many algorithms heuristic() asks cuBLASLt for (gemm_autotune times them all, and
+  // gemm_peak's search times them for each shape).
   static constexpr int kCandidates = 8;
 
-  void check_every_element(Env& env);
-  std::string describe() const;
-  void allocate_and_fill(Env& env, Shape room);
-  void create_descriptors();
+  // The hooks a family overrides where it differs from gemm's.
+  // The shape the buffers hold (a search's largest, for a case that searches its shape).
+  virtual Shape room() const { return s_; }
+  // Sets algo_ (and the shape, for a case that searches it), once the buffers are filled and the
+  // descriptors made: gemm's is the heuristic's first for s_.
+  virtual void choose_algorithm(Env& env);
+  // The configuration in its family's terms (for messages).
+  virtual std::string describe() const;
+
+  // For the hooks.
+  // The heuristic's algorithms for s_, with s_ the layouts' shape, and candidates_ their count;
+  // NotSupported where there is none.
+  std::vector<cublasLtMatmulHeuristicResult_t> heuristic_for_case_shape();
+  std::string family_and_dtype() const;  // "gemm_decode bf16"
+  std::string algo_name() const;         // "cuBLASLt algo <id>"
   void use_shape(Shape s);
-  void destroy_layouts();
   std::vector<cublasLtMatmulHeuristicResult_t> heuristic();
   void matmul(cudaStream_t stream, const cublasLtMatmulAlgo_t& algo);
-  void autotune(Env& env, const std::vector<cublasLtMatmulHeuristicResult_t>& found);
-  static int algo_id(const cublasLtMatmulAlgo_t& algo);
-
-  // gemm_peak's own (gemm_peak.cpp): its search and mamf-finder-style figures, and how its row
-  // shows them.
-  void search(Env& env);
-  double achievable_rate(Env& env, const cublasLtMatmulAlgo_t& algo);
-  void sustain(Env& env);
-  std::string peak_label(const std::string& algo_name) const;
-  void add_peak_counters(std::map<std::string, double>& c) const;
 
   DType t_;
   Shape s_;
   LtTypes types_;
-  Role role_;
+  cublasLtMatmulAlgo_t algo_{};
+  int candidates_ = 0;
+
+ private:
+  void check_every_element(Env& env);
+  void allocate_and_fill(Env& env, Shape room);
+  void create_descriptors();
+  void destroy_layouts();
+  static int algo_id(const cublasLtMatmulAlgo_t& algo);
+
+  GemmFamily family_;
   DeviceBuffer a_, b_, c_, workspace_;
   cublasLtHandle_t handle_ = nullptr;
   cublasLtMatmulDesc_t desc_ = nullptr;
   cublasLtMatrixLayout_t a_layout_ = nullptr, b_layout_ = nullptr, c_layout_ = nullptr;
   cublasLtMatmulPreference_t pref_ = nullptr;
-  cublasLtMatmulAlgo_t algo_{};
-  int chosen_ = 0, candidates_ = 0;
-  double speedup_ = 1;
   double rel_error_ = 0, max_error_ratio_ = 0;
-  int shapes_searched_ = 0, algorithms_timed_ = 0;  // gemm_peak's search
-  int finalists_sustained_ = 0;
-  double achievable_rate_ = 0, sustained_rate_ = 0, sustained_drop_pct_ = 0;  // FLOP/s, %
-  double search_seconds_ = 0;
 };
 
 // The check's counters, every GEMM family's.

@@ -12,8 +12,8 @@
 // datasheet) and 1453 TFLOP/s fp8 on H200. Not in the default run: a search is a minute per dtype
 // by design, and a shorter box would report a peak that is only as far as the search got.
 //
-// The search and the figures are the Gemm case's (gemm_case.h) gemm_peak members; the sampling,
-// the check and the rest of the case are gemm_case.cpp's, as for every GEMM family.
+// The search and the figures are GemmPeak's, here; the sampling, the check and the rest of the
+// case are Gemm's (gemm_case.h), as for every GEMM family.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -37,8 +37,8 @@ namespace {
 constexpr int kSearchWarmUp = 2, kSearchRuns = 5;
 // Then, with what is left of the box, its fastest few (shape, algorithm) pairs are timed again
 // over a sustained second each: the search's bursts of 7 runs can rank first a pair that only
-// keeps its rate until the power cap bites (measured on the H200: the sampled best runs
-// power-capped at 1424 MHz), and the best is what the GPU sustains.
+// keeps its rate until the power cap bites (on an H200 the sampled best runs power-capped, at
+// about 1424 MHz), and the best is what the GPU sustains.
 constexpr int kSustainedFinalists = 5;
 constexpr double kSustainedSeconds = 1.0;
 // Two figures in the manner of mamf-finder (version 4 of stas00/ml-engineering's mamf-finder.py),
@@ -58,14 +58,35 @@ constexpr double kSustainedSeconds = 1.0;
 constexpr int kBurstReps = 10, kBurstRuns = 20, kFastestRuns = 5;
 constexpr double kIdleSeconds = 0.25, kWarmSeconds = 1.0, kWindowSeconds = 2.0;
 
-}  // namespace
+// gemm_peak's case: Gemm, its shape and algorithm found by a search in set-up, its buffers for the
+// largest shape the search reaches (its check is at most as large), its row with the search's and
+// the mamf-finder-style figures.
+class GemmPeak final : public Gemm {
+ public:
+  explicit GemmPeak(DType t) : Gemm(GemmFamily::peak, t, Shape{}) {}
 
-// gemm_peak: times the search's shapes in its order, each with the heuristic's top 8
-// algorithms, until the search is over or the time box (--cubench_search_seconds) has run out,
-// and keeps the fastest (shape, algorithm). The box is checked before every timing, so it is
-// overrun by one timing at most; and the first shape that runs is always timed, so there is
-// a best whatever the box.
-void Gemm::search(Env& env) {
+  std::string label() const override;
+  std::map<std::string, double> counters(double seconds_per_run) const override;
+
+ private:
+  Shape room() const override { return GemmShapeSearch::largest(); }
+  void choose_algorithm(Env& env) override { search(env); }
+
+  void search(Env& env);
+  double achievable_rate(Env& env, const cublasLtMatmulAlgo_t& algo);
+  void sustain(Env& env);
+
+  int shapes_searched_ = 0, algorithms_timed_ = 0;
+  int finalists_sustained_ = 0;
+  double achievable_rate_ = 0, sustained_rate_ = 0, sustained_drop_pct_ = 0;  // FLOP/s, %
+  double search_seconds_ = 0;
+};
+
+// Times the search's shapes in its order, each with the heuristic's top 8 algorithms, until the
+// search is over or the time box (--cubench_search_seconds) has run out, and keeps the fastest
+// (shape, algorithm). The box is checked before every timing, so it is overrun by one timing at
+// most; and the first shape that runs is always timed, so there is a best whatever the box.
+void GemmPeak::search(Env& env) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
   const double box = run_settings().search_seconds;
@@ -141,8 +162,8 @@ void Gemm::search(Env& env) {
   }
   search_seconds_ = seconds_since_start();
   if (!(best_rate > 0))
-    throw NotSupported("cuBLASLt offers no algorithm that runs " + std::string(role_family(role_)) +
-                       " " + std::string(dtype_name(t_)) + " at any shape searched");
+    throw NotSupported("cuBLASLt offers no algorithm that runs " + family_and_dtype() +
+                       " at any shape searched");
   // The mamf-finder-style figures: achievable for the fastest burst pair and the row's pair,
   // sustained for the row's pair.
   std::sort(timed.begin(), timed.end(),
@@ -160,7 +181,7 @@ void Gemm::search(Env& env) {
 }
 
 // The achievable rate of the current shape and `algo` (kBurstReps bursts; see kBurstRuns).
-double Gemm::achievable_rate(Env& env, const cublasLtMatmulAlgo_t& algo) {
+double GemmPeak::achievable_rate(Env& env, const cublasLtMatmulAlgo_t& algo) {
   std::vector<double> runs;
   try {
     for (int rep = 0; rep < kBurstReps; ++rep) {
@@ -180,7 +201,7 @@ double Gemm::achievable_rate(Env& env, const cublasLtMatmulAlgo_t& algo) {
 
 // The sustained rate of the row's (shape, algorithm): kWarmSeconds untimed, then the rate over
 // kWindowSeconds of back-to-back runs, and how much slower its second half ran.
-void Gemm::sustain(Env& env) {
+void GemmPeak::sustain(Env& env) {
   const double flops = model::gemm_flops(s_.m, s_.n, s_.k);
   const double burst = flops / std::max(achievable_rate_, 1.0);  // seconds a run, about
   const int warm = std::max(10, int(kWarmSeconds / burst));
@@ -198,19 +219,19 @@ void Gemm::sustain(Env& env) {
   sustained_drop_pct_ = first > 0 ? (second / first - 1) * 100 : 0;
 }
 
-// gemm_peak's label: its shape, its algorithm (`algo_name`, "cuBLASLt algo <id>") and how the
-// search found them.
-std::string Gemm::peak_label(const std::string& algo_name) const {
+// Its shape, its algorithm and how the search found them.
+std::string GemmPeak::label() const {
   char text[256];
   std::snprintf(text, sizeof text,
                 "best %d x %d x %d, %s, searched %d shapes x up to %d algorithms (%d timed), "
                 "the fastest %d then sustained for %.0f s each, in %.1f s",
-                s_.m, s_.n, s_.k, algo_name.c_str(), shapes_searched_, kCandidates,
+                s_.m, s_.n, s_.k, algo_name().c_str(), shapes_searched_, kCandidates,
                 algorithms_timed_, finalists_sustained_, kSustainedSeconds, search_seconds_);
   return text;
 }
 
-void Gemm::add_peak_counters(std::map<std::string, double>& c) const {
+std::map<std::string, double> GemmPeak::counters(double seconds_per_run) const {
+  std::map<std::string, double> c = Gemm::counters(seconds_per_run);
   c["best_m"] = s_.m;
   c["best_n"] = s_.n;
   c["best_k"] = s_.k;
@@ -219,13 +240,12 @@ void Gemm::add_peak_counters(std::map<std::string, double>& c) const {
   c["achievable_TFLOPS"] = achievable_rate_ / 1e12;
   c["sustained_TFLOPS"] = sustained_rate_ / 1e12;
   c["sustained_drop_pct"] = sustained_drop_pct_;
+  return c;
 }
-
-namespace {
 
 void register_gemm_peak() {
   const DType dtypes[] = {DType::bf16, DType::fp8_e4m3, DType::fp16, DType::tf32, DType::fp32};
-  Family f("gemm_peak",
+  Family f(name_of(GemmFamily::peak, kGemmFamilies),
            "the most TFLOPS cuBLASLt reaches here: the best (shape, algorithm) of a time-boxed "
            "search (--cubench_search_seconds)");
   f.axis(dtype_axis({dtypes, dtypes + 5}));
@@ -250,8 +270,7 @@ void register_gemm_peak() {
       .sampling(Sampling::launches_only())
       // Its buffers hold the largest shape the search can reach; the check is at most as large.
       .needs([](const Point& p) { return gemm_needs(p.get_dtype(), GemmShapeSearch::largest()); })
-      .make(
-          [](const Point& p) { return std::make_unique<Gemm>(p.get_dtype(), Shape{}, Role::peak); })
+      .make([](const Point& p) { return std::make_unique<GemmPeak>(p.get_dtype()); })
       .add();
 }
 CUBENCH_REGISTER(register_gemm_peak);

@@ -1,4 +1,4 @@
-// The core operations through LibTorch, with the core fixtures' counters, so cuBLASLt-direct
+// The core operations through LibTorch, with the core families' counters, so cuBLASLt-direct
 // against PyTorch and our sigmoid against torch::sigmoid sit in one table:
 //   torch/gemm/<dtype>/<n>: torch::mm of n x n (fp32 with TF32 off, tf32, fp16, bf16); 2n^3 FLOPs
 //   torch/sigmoid/<dtype>/<n>: torch::sigmoid_out (fp32, fp16, bf16); n read + n written

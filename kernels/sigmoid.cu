@@ -22,12 +22,12 @@ __global__ void sigmoid_naive(const T* x, T* y, std::size_t n) {
 }
 
 // One pass, one 16-byte vector per thread, blocks of 256, the grid covering the array once, plain
-// loads and stores. Measured on the H200, fp32 at 256Mi against the device-to-device copy's
-// 505 us: a grid-stride kernel (grid capped at 32 blocks per SM, 4 vectors in flight per thread)
-// 540 us; one pass with 1, 2, 4 and 8 vectors per thread 517-522,
-// 543-554, 546-559 and 539-551 us (streaming hints on); at one vector, blocks of 1024 525-545 us;
-// the same without the streaming hints (__ldcs/__stcs) 502 us, the copy's rate; fp16 and bf16
-// likewise (253 us against the copy's 256). Why the hints cost 3% here is not known.
+// loads and stores. On an H200, fp32 at 256Mi, against the device-to-device copy's 505 us: a
+// grid-stride kernel (grid capped at 32 blocks per SM, 4 vectors in flight per thread) 540 us; one
+// pass with 1, 2, 4 and 8 vectors per thread 517-522, 543-554, 546-559 and 539-551 us (streaming
+// hints on); at one vector, blocks of 1024 525-545 us; the same without the streaming hints
+// (__ldcs/__stcs) 502 us, the copy's rate; fp16 and bf16 likewise (253 us against the copy's 256).
+// Why the hints cost 3% here is not known.
 template <typename T>
 __global__ void __launch_bounds__(kThreads) sigmoid_vectorized(const T* x, T* y, std::size_t n) {
   constexpr int kPerVec = 16 / sizeof(T);

@@ -119,14 +119,15 @@ inline PlantedFault judge_planted_fault(BenchmarkCase& c, Env& env,
 }
 
 // judge_planted_fault as a test: its failure is a test failure; a catch prints
-// "[ CAUGHT ] label: <fault> -> <check>: <rejection>".
+// "[ CAUGHT ] label: <fault> -> <check>: <rejection>", the rejection's first 400 characters (room
+// for the figures a check gives, which show a GPU run's margin against its bounds).
 inline PlantedFault plant_fault_and_check(BenchmarkCase& c, Env& env, const std::string& label,
                                           const std::string& caught_by = "") {
   PlantedFault out = judge_planted_fault(c, env, caught_by);
   if (!out.failure.empty()) ADD_FAILURE() << label << ": " << out.failure;
   if (out.caught)
     std::cout << "[ CAUGHT ] " << label << ": " << out.fault << " -> " << out.check << ": "
-              << out.rejection.substr(0, 200) << "\n";
+              << out.rejection.substr(0, 400) << "\n";
   return out;
 }
 

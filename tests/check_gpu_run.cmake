@@ -66,7 +66,7 @@ foreach(i RANGE ${last})
     endif()
   endif()
   # A sample's spread: under half its mean for GPU work; launch/empty's samples are the host's
-  # launch loop, whose preemptions spread them further (0.559 seen on an H100 under the whole
+  # launch loop, whose preemptions spread them further (about 0.56 on an H100 under a whole
   # ctest), so its bound only catches a unit slip; its precision is time_ci_pct's.
   if(name MATCHES "^launch/")
     list(APPEND want "sample_cv|0|5")

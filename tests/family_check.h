@@ -1,14 +1,14 @@
 #pragma once
 // Each family's check, one test per family, at the smallest size of each of its variants (with
-// CUBENCH_TEST_SIZE=largest, the largest a default run times; smallest_cases.h): set-up,
-// a run and its validation must pass on the inputs a default run draws (the same seed), every
-// counter it reports must be declared, and then, with a fault planted in that same result
-// (BenchmarkCase::plant_fault: one element 10% off, every singular value 5% larger...), the check
-// the case names for the fault (BenchmarkCase::fault_check) must reject it: a rejection by another
-// check is a failure, not a catch. One test per family, so ctest times each and runs them side by
-// side; the families come from the registry, so a new family gets its test with no edit here (and
-// Contract.EveryFamilyHasA CheckTest fails if one slips out). Under CUBENCH_GPU_TESTS=required a
-// test that would skip fails instead (gpu_test.h).
+// CUBENCH_TEST_SIZE=largest, the largest a default run times, or a full run's where the default has
+// none; smallest_cases.h): set-up, a run and its validation must pass on the inputs a default run
+// draws (the same seed), every counter it reports must be declared, and then, with a fault planted
+// in that same result (BenchmarkCase::plant_fault: one element 10% off, every singular value 5%
+// larger...), the check the case names for the fault (BenchmarkCase::fault_check) must reject it: a
+// rejection by another check is a failure, not a catch. One test per family, so ctest times each
+// and runs them side by side; the families come from the registry, so a new family gets its test
+// with no edit here (and Contract.EveryFamilyHasA CheckTest fails if one slips out). Under
+// CUBENCH_GPU_TESTS=required a test that would skip fails instead (gpu_test.h).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -33,8 +33,9 @@
 namespace cubench {
 
 // The case of each variant to test (smallest_cases.h: smallest, or with CUBENCH_TEST_SIZE=largest
-// the largest of the default suite; those the GPU admits), grouped by family ("gemm" ->
-// gemm/fp32/.., gemm/bf16/..), and the variants the GPU admits none of, with the reason.
+// the largest of the default suite, of the full one where the default has none; those the GPU
+// admits), grouped by family ("gemm" -> gemm/fp32/.., gemm/bf16/..), and the variants the GPU
+// admits none of, with the reason.
 inline std::map<std::string, std::vector<const Spec*>> test_cases_by_family(
     bool on_gpu, std::map<std::string, std::string>* left_out = nullptr) {
   std::map<std::string, std::vector<const Spec*>> out;

@@ -2,19 +2,22 @@
 // The configuration of each variant (a family with its string axes' values: "gemm/bf16",
 // "sigmoid/copy/fp16/cold") that the every-family tests run, so a new family is tested without an
 // edit here: by default its smallest; with CUBENCH_TEST_SIZE=largest its largest of the default
-// suite, the size a default run times (the GPU proof runs the checks so too: a fault must be
-// caught where a wrong number would be timed, not only where the check is cheap). On a GPU, only
-// configurations it admits (run/gpu_fit.h: the capability and memory each declares), so a 24 GB
-// GPU is never asked for what it cannot hold: what it cannot run is left out with its reason.
-// CUBENCH_TEST_VARIANTS (a regex, searched in each variant's name) narrows them while one family
-// is being worked on, e.g. on the GPU machine, where a whole run of these tests takes minutes;
-// ctest never sets it. A family it leaves no variant of has no test at all (family_check.h's
-// families_with_cases), rather than a test that fails for want of a case.
+// suite, the size a default run times (the GPU proof runs the checks so too: a fault must be caught
+// where a wrong number would be timed, not only where the check is cheap), or, for a variant the
+// default suite leaves out whole (gemm_peak's, resnet50_train's fp32), its largest of the full
+// suite (--cubench_suite=full). On a GPU, only configurations it admits (run/gpu_fit.h: the
+// capability and memory each declares), so a 24 GB GPU is never asked for what it cannot hold: what
+// it cannot run is left out with its reason. CUBENCH_TEST_VARIANTS (a regex, searched in each
+// variant's name) narrows them while one family is being worked on, e.g. on the GPU machine, where
+// a whole run of these tests takes minutes; ctest never sets it. A family it leaves no variant of
+// has no test at all (family_check.h's families_with_cases), rather than a test that fails for want
+// of a case.
 #include <cstdlib>
 #include <functional>
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 
 #include "fixtures/detail/case/registry.h"
@@ -61,6 +64,16 @@ inline std::string left_out_on_test_gpu(const Spec& s) {
   return s.needs_gpu() && gpu ? cannot_run(s.gpu_needs, *gpu, 0) : "";
 }
 
+// The variants with a configuration in the default suite (of those `wanted`).
+inline std::set<std::string> variants_in_default_suite(
+    bool on_gpu, const std::function<bool(const Spec&)>& wanted) {
+  std::set<std::string> out;
+  for (const Spec& s : registered_cases())
+    if (s.needs_gpu() == on_gpu && wanted(s) && (!s.in_default_suite || s.in_default_suite()))
+      out.insert(s.variant());
+  return out;
+}
+
 // Per variant, the configuration to test (smallest or largest, above), of those the test GPU
 // admits; `left_out` gets the variants it admits none of, with the reason.
 inline std::map<std::string, const Spec*> test_case_of_each_variant(
@@ -69,12 +82,14 @@ inline std::map<std::string, const Spec*> test_case_of_each_variant(
   std::map<std::string, std::string> reasons;
   const auto wanted = variant_filter();
   const bool largest = testing_largest_sizes();
+  const std::set<std::string> in_default =
+      largest ? variants_in_default_suite(on_gpu, wanted) : std::set<std::string>{};
   for (const Spec& s : registered_cases()) {
     if (s.needs_gpu() != on_gpu || !wanted(s)) continue;
-    if (largest && s.in_default_suite && !s.in_default_suite()) {
-      reasons.emplace(s.variant(), "no configuration in the default suite (--cubench_suite=full)");
+    // Largest: of the default suite's where the variant has any there (a configuration only the
+    // full suite times is then no candidate), else of all of its configurations.
+    if (largest && in_default.count(s.variant()) && s.in_default_suite && !s.in_default_suite())
       continue;
-    }
     if (const std::string why = left_out_on_test_gpu(s); !why.empty()) {
       reasons.emplace(s.variant(), why);
       continue;

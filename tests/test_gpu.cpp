@@ -493,5 +493,63 @@ TEST(Contract, TestVariantsFilterInstantiatesOnlyTheFamiliesItKeeps) {
           << spec->name;
 }
 
+// CUBENCH_TEST_SIZE=largest (smallest_cases.h): a variant takes its largest configuration of the
+// default suite where it has any there, else its largest of the full suite, so a family that only
+// --cubench_suite=full runs (gemm_peak) is checked too, not left out. No GPU needed: the choice is
+// the registry's (on a GPU, of what that GPU admits).
+TEST(Contract, LargestTestSizeFallsBackToTheFullSuiteForAVariantTheDefaultLeavesOut) {
+  const char* before = std::getenv("CUBENCH_TEST_SIZE");
+  const std::string saved = before ? before : "";
+  setenv("CUBENCH_TEST_SIZE", "largest", 1);
+  std::map<std::string, std::string> left_out;
+  const auto largest = test_case_of_each_variant(/*on_gpu=*/true, &left_out);
+  if (before)
+    setenv("CUBENCH_TEST_SIZE", saved.c_str(), 1);
+  else
+    unsetenv("CUBENCH_TEST_SIZE");
+  if (variants_narrowed()) GTEST_SKIP() << "CUBENCH_TEST_VARIANTS narrows the variants";
+  for (const auto& [variant, why] : left_out)
+    EXPECT_EQ(why.find("default suite"), std::string::npos) << variant << ": " << why;
+  // Each variant's pick: the largest the GPU admits of its default-suite configurations, or of all
+  // of them where the default suite has none; none where the GPU admits none of those.
+  std::set<std::string> with_default;
+  for (const Spec& s : registered_cases())
+    if (s.needs_gpu() && (!s.in_default_suite || s.in_default_suite()))
+      with_default.insert(s.variant());
+  std::map<std::string, std::vector<const Spec*>> pools;
+  for (const Spec& s : registered_cases()) {
+    if (!s.needs_gpu()) continue;
+    std::vector<const Spec*>& pool = pools[s.variant()];
+    const bool candidate =
+        !with_default.count(s.variant()) || !s.in_default_suite || s.in_default_suite();
+    if (candidate && left_out_on_test_gpu(s).empty()) pool.push_back(&s);
+  }
+  for (const auto& [variant, pool] : pools) {
+    const auto found = largest.find(variant);
+    if (pool.empty()) {
+      EXPECT_TRUE(found == largest.end()) << variant;
+      EXPECT_TRUE(left_out.count(variant)) << variant << " left out without a reason";
+      continue;
+    }
+    ASSERT_TRUE(found != largest.end())
+        << variant << " has no configuration to test at its largest";
+    EXPECT_NE(std::find(pool.begin(), pool.end(), found->second), pool.end()) << variant;
+    for (const Spec* s : pool) EXPECT_LE(s->size, found->second->size) << s->name;
+  }
+  // gemm_peak has no default-suite configuration: each dtype's one is its test; gemm/fp32's
+  // largest default one is the MLP-down shape, 16384^3 being full-suite only.
+  for (const char* dtype : {"bf16", "fp16", "fp32", "fp8", "tf32"}) {
+    const std::string variant = std::string("gemm_peak/") + dtype;
+    if (!pools[variant].empty()) {
+      EXPECT_TRUE(largest.count(variant)) << variant;
+    }
+  }
+  if (!test_gpu_profile()) {  // every configuration admitted
+    EXPECT_EQ(largest.count("gemm_peak/bf16"), 1u);
+    ASSERT_EQ(largest.count("gemm/fp32"), 1u);
+    EXPECT_EQ(largest.at("gemm/fp32")->name, "gemm/fp32/8192/11008/4096");
+  }
+}
+
 }  // namespace
 }  // namespace cubench

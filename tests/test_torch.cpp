@@ -242,7 +242,7 @@ TEST(Transformer, SdpaForwardComputesTheModulesFunction) {
   sdpa_transformer_forward(*model, src, tgt).pow(2).sum().backward();
   ASSERT_TRUE(first.grad().defined());
   // LibTorch 2.11's CPU SDPA backward (its flash kernel) differs from the module's matmuls by
-  // about 1e-6 in float64 (measured on the H200 machine: 8.8e-7); a wrong layer walk is off by
+  // about 1e-6 in float64 (8.8e-7 on an H200 machine's CPU); a wrong layer walk is off by
   // O(1).
   EXPECT_LT(((first.grad() - want_grad).norm() / want_grad.norm()).item<double>(), 1e-5);
 }
@@ -362,6 +362,22 @@ TEST(Transformer, CheckAcceptsARunAndRejectsAPlantedFault) {
     EXPECT_NO_THROW(c->validate(*env));
   }
   EXPECT_EQ(families, torch_compat::kHasSdpa ? 4 : 2);
+}
+
+// ResNet-50's step check gives the worst layer's figures: for the planted fault (a layer3
+// convolution's gradient negated) in fp32, where the rest of the step matches the reference, a
+// cosine of -1 with the reference and a norm ratio of 1, which the direction bound rejects; the
+// checked step's lowest weight cosine (a counter) is near 1.
+TEST(ResNet50Train, TheCheckNamesTheNegatedLayersCosine) {
+  const Spec* s = find_case("cpu/resnet50_train/fp32/nchw/32/8");
+  ASSERT_NE(s, nullptr);
+  auto env = Env::host_only(1);
+  auto c = s->make();
+  set_up_run_and_check(*c, *env);
+  EXPECT_GT(c->counters(1.0).at("weight_grad_cosine"), 0.999);
+  run_once(*c, *env);
+  EXPECT_TRUE(
+      plant_fault_and_check(*c, *env, s->name, "cosine -1 (above 0), norm ratio 1,").caught);
 }
 
 // Every CPU family's check at its smallest sizes (family_check.h): a run accepted, a planted

@@ -100,8 +100,8 @@ int graph_nodes_named(const torch::Tensor& t, const std::string& name) {
 
 // Python's nn.Linear runs a 3-D input through ATen's linear: one addmm on the flattened rows with
 // the bias in it (cuBLASLt's epilogue on the GPU). The C++ module's own forward is a matmul and a
-// separate add, which cost bert_train 11 ms of a 109 ms step on the H200 (aten_linear.h): each of
-// a layer's 6 Linear layers, the head's dense layer and the decoder must be an addmm.
+// separate add, which costs bert_train about 11 ms of a 109 ms step on an H200 (aten_linear.h):
+// each of a layer's 6 Linear layers, the head's dense layer and the decoder must be an addmm.
 TEST(Bert, EveryLinearIsOneAddmmAsInPython) {
   torch::manual_seed(5);
   const auto c = BertConfig::tiny();

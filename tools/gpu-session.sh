@@ -15,9 +15,9 @@
 #   torch NAME REPETITIONS MIN_TIME FILTER     tools/torch_reference.py --filter
 #   ctest NAME                          the whole ctest again: NAME.log, its wall time said
 #   checks-largest NAME                 every family's check test (ctest -R ^Check/) with each
-#                                       variant at its largest default size
-#                                       (CUBENCH_TEST_SIZE=largest, tests/smallest_cases.h), one
-#                                       test at a time
+#                                       variant at its largest default size (full-suite size
+#                                       where the default has none: CUBENCH_TEST_SIZE=largest,
+#                                       tests/smallest_cases.h), one test at a time
 #   needs NAME                          what every configuration of the full suite declares it
 #                                       needs (--cubench_list=needs): NAME.txt, tab-separated
 #   adaptive NAME FLAGS...              `cubench FLAGS` as the default run samples (the stopping

@@ -5,8 +5,8 @@
 // The module's own forward does not: LibTorch's C++ torch::nn::functional::linear is a
 // hand-written matmul followed by `output += bias` for any input that is not 2-D — a GEMM without
 // the epilogue plus a broadcast add, each layer. Those adds are not in PyTorch's step and cost
-// bert_train's about 11 ms of a 109 ms step at amp_bf16/512/64 (ncu on the H200): the whole of
-// its gap to PyTorch eager.
+// bert_train about 11 ms of a 109 ms step at amp_bf16/512/64 on an H200 (ncu): the whole of its
+// gap to PyTorch eager.
 #include <torch/torch.h>
 
 namespace cubench {
