@@ -33,8 +33,7 @@ TEST(AxesListing, SaysEachConfigurationsAxesAsDeclared) {
   const std::vector<Spec> specs = {spec_at("gemm", gemm, {0, 1, 0}),
                                    spec_at("torch/attention", attention, {1, 1}, false),
                                    spec_at("launch/empty", nullptr, {})};
-  std::vector<const Spec*> suite;
-  for (const Spec& s : specs) suite.push_back(&s);
+  const std::vector<const Spec*> suite = every_spec(specs);
   EXPECT_EQ(axes_listing(suite),
             "{\"name\": \"gemm/bf16/4096/2048\", \"family\": \"gemm\", \"default_suite\": true, "
             "\"axes\": {\"dtype\": \"bf16\", \"m\": 4096, \"n\": 2048}}\n"

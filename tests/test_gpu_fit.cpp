@@ -112,8 +112,7 @@ TEST(GpuFit, WhatAGpuCannotRunIsGroupedOncePerFamilyAndReason) {
       spec_of("cpu/bert_train", "fp32/16", tensor_core_needs(DType::fp8_e4m3, 100 * kGiB),
               Timer::host_clock),  // on the host: whatever it declares
   };
-  std::vector<const Spec*> suite;
-  for (const Spec& s : specs) suite.push_back(&s);
+  const std::vector<const Spec*> suite = every_spec(specs);
 
   const Admission on_h200 = admit_on_gpu(suite, kH200, 0);
   EXPECT_EQ(on_h200.admitted.size(), specs.size());
@@ -154,8 +153,7 @@ TEST(GpuFit, TheNeedsListingSaysWhatEachConfigurationDeclares) {
       spec_of("cpu/bert_train", "fp32/16", tensor_core_needs(DType::bf16, kGiB),
               Timer::host_clock),  // on the host: it needs nothing of a GPU
   };
-  std::vector<const Spec*> suite;
-  for (const Spec& s : specs) suite.push_back(&s);
+  const std::vector<const Spec*> suite = every_spec(specs);
   EXPECT_EQ(needs_listing(suite),
             "name\tdevice_bytes\tcompute_capability\tcapability_for\n"
             "gemm/fp8/4096\t100663296\t8.9\tfp8 tensor cores\n"
