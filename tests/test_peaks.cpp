@@ -11,6 +11,7 @@
 #include "fixtures/case/benchmark_case.h"
 #include "fixtures/case/counters.h"
 #include "fixtures/case/peaks.h"
+#include "fixtures/detail/report/row_counters.h"
 #include "kernels/dtype.h"
 
 namespace cubench {

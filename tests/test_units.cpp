@@ -18,6 +18,7 @@
 #include "fixtures/device/memory_pool.h"
 #include "fixtures/detail/report/console_table.h"
 #include "fixtures/detail/report/context.h"
+#include "fixtures/detail/report/row_counters.h"
 #include "fixtures/timing/stats.h"
 #include "kernels/dtype.h"
 #include "tests/nothing_case.h"
