@@ -13,9 +13,9 @@
 
 #include "fixtures/case/counters.h"
 #include "fixtures/case/models.h"
-#include "fixtures/case/peaks.h"
 #include "fixtures/check/validate.h"
 #include "fixtures/device/memory_pool.h"
+#include "fixtures/detail/device/datasheet.h"
 #include "fixtures/detail/report/console_table.h"
 #include "fixtures/detail/report/context.h"
 #include "fixtures/detail/report/row_counters.h"
