@@ -3,7 +3,8 @@
 # cubench_nccl.h, cubench_cudnn.h), never fixtures/detail/; nothing in kernels/ includes fixtures/
 # (the harness builds on the kernels); the rooms of fixtures/detail/ stand in one order, each
 # including only its own and those below it, and every file is in a room; cubench.h exposes
-# nothing of the registry, the runner, option parsing, reporting or the processes of a run.
+# nothing of the registry, the runner, option parsing, reporting or the processes of a run; no
+# public header carries the GPU datasheet or the row math (reporting's, in fixtures/detail/).
 #   -DSOURCE_DIR=<repository root>
 file(GLOB_RECURSE benchmark_files "${SOURCE_DIR}/benchmarks/*.cpp" "${SOURCE_DIR}/benchmarks/*.h")
 file(GLOB kernel_files "${SOURCE_DIR}/kernels/*")
@@ -66,6 +67,45 @@ endforeach()
 if(n_public LESS 20)
   list(APPEND broken "only ${n_public} public headers under fixtures/<room>/")
 endif()
+# Reporting's arithmetic and the GPU datasheet are no family's business: a family declares its
+# counters and reads its rows, it never computes pct_peak nor looks a GPU up in the datasheet. So
+# no public header (cubench*.h, fixtures/<room>/) is the datasheet or the row math, includes
+# fixtures/detail/, anything of report/ or the datasheet (peaks.h is its former name), or declares
+# what they declare. Comments may name them: the names are checked in the code only.
+set(private_header "/(datasheet|peaks|row_counters)\\.h$")
+set(private_include "^#include \"fixtures/(detail/|report/|[^\"]*/(datasheet|peaks|row_counters)\\.h)")
+set(private_names "(^|[^A-Za-z0-9_])(rate_counters|DatasheetPeaks|datasheet_(peaks|products|context))([^A-Za-z0-9_]|$)|(^|[^A-Za-z0-9_])memory_counters\\([^)]*PoolUsage")
+file(GLOB public_headers "${SOURCE_DIR}/fixtures/*.h")
+foreach(file IN LISTS harness_files)
+  file(RELATIVE_PATH rel "${SOURCE_DIR}/fixtures" "${file}")
+  if(rel MATCHES "\\.h$" AND NOT rel MATCHES "^detail/")
+    list(APPEND public_headers "${file}")
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES public_headers)
+foreach(file IN LISTS public_headers)
+  file(RELATIVE_PATH rel "${SOURCE_DIR}" "${file}")
+  if(rel MATCHES "${private_header}")
+    list(APPEND broken "${rel}: a public header is the datasheet or the row math (their place: fixtures/detail/device/datasheet.h, fixtures/detail/report/row_counters.h)")
+  endif()
+  file(STRINGS "${file}" includes REGEX "^#include \"fixtures/")
+  foreach(line IN LISTS includes)
+    if(line MATCHES "${private_include}")
+      list(APPEND broken "${rel}: ${line} (a public header includes no detail/, no report/, no datasheet)")
+    endif()
+  endforeach()
+  file(READ "${file}" code)
+  string(REGEX REPLACE "//[^\n]*" "" code "${code}")
+  string(REGEX MATCH "${private_names}" declared "${code}")
+  if(declared)
+    string(REGEX MATCH "[A-Za-z_][A-Za-z0-9_]*" declared "${declared}")
+    list(APPEND broken "${rel}: declares or uses '${declared}' (the datasheet's and the row math's names are fixtures/detail/'s)")
+  endif()
+endforeach()
+list(LENGTH public_headers n)
+if(n LESS 24)
+  list(APPEND broken "only ${n} public headers checked for the datasheet and the row math")
+endif()
 # What cubench.h exposes is everything its includes reach, not its own lines alone: walk the chain.
 set(reached "")
 set(to_read "fixtures/cubench.h")
@@ -79,8 +119,8 @@ while(to_read)
   file(STRINGS "${SOURCE_DIR}/${header}" includes REGEX "^#include \"(fixtures|kernels)/")
   foreach(line IN LISTS includes)
     string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" included "${line}")
-    if(included MATCHES "/(run|report)/|registry\\.h|process/world\\.h")
-      list(APPEND broken "${header}: ${line} (cubench.h reaches it: the public header hides the registry, the runner, options, reporting and the world of processes)")
+    if(included MATCHES "/(run|report)/|registry\\.h|process/world\\.h|/(datasheet|peaks)\\.h")
+      list(APPEND broken "${header}: ${line} (cubench.h reaches it: the public header hides the registry, the runner, options, reporting, the datasheet and the world of processes)")
     endif()
     list(APPEND to_read "${included}")
   endforeach()

@@ -1,6 +1,6 @@
-// The datasheet table (fixtures/detail/case/peaks.cpp): which product each name the driver reports
-// finds, the names it must not confuse, what an entry holds, and the counter and context field it
-// feeds. CPU only.
+// The datasheet table (fixtures/detail/device/datasheet.cpp): which product each name the driver
+// reports finds, the names it must not confuse, what an entry holds, and the counter and context
+// field it feeds. CPU only.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -10,7 +10,8 @@
 
 #include "fixtures/case/benchmark_case.h"
 #include "fixtures/case/counters.h"
-#include "fixtures/case/peaks.h"
+#include "fixtures/detail/device/datasheet.h"
+#include "fixtures/detail/report/row_counters.h"
 #include "kernels/dtype.h"
 
 namespace cubench {

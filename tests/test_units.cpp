@@ -13,11 +13,12 @@
 
 #include "fixtures/case/counters.h"
 #include "fixtures/case/models.h"
-#include "fixtures/case/peaks.h"
 #include "fixtures/check/validate.h"
 #include "fixtures/device/memory_pool.h"
+#include "fixtures/detail/device/datasheet.h"
 #include "fixtures/detail/report/console_table.h"
 #include "fixtures/detail/report/context.h"
+#include "fixtures/detail/report/row_counters.h"
 #include "fixtures/timing/stats.h"
 #include "kernels/dtype.h"
 #include "tests/nothing_case.h"
