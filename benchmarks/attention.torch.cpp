@@ -299,12 +299,20 @@ void add_attention_family(const std::string& prefix, std::vector<SdpaBackend> ba
       // Q, K, V and O of tokens x width elements (T bytes each) and the check's small problem:
       // LibTorch reserved 386 MiB forward and 684 MiB with the backward on the H200 at bf16 (6
       // and 10.7 T): declared as 7 T and 11 T. Flash attention's kernels need compute capability
-      // 8.0 in PyTorch.
+      // 8.0 in PyTorch. The math backend also holds the b h s^2 scores, in float32 where it
+      // softmaxes them: at bf16, 16384 tokens a sequence and head_dim 64, LibTorch held 64.75 GiB
+      // and asked 32 GiB more in the backward on an H100, 12 bytes a score: declared as 6 bytes a
+      // score forward (its forward ran there) and 14 with the backward.
       .needs([scale](const Point& p) {
+        const bool backward = p.get_enum<Pass>("pass") == Pass::fwd_bwd;
         const std::uint64_t t =
             std::uint64_t(scale.tokens) * std::uint64_t(scale.width) * dtype_bytes(p.get_dtype());
-        GpuNeeds needs = tensor_core_needs(
-            p.get_dtype(), (p.get_enum<Pass>("pass") == Pass::fwd_bwd ? 11 : 7) * t);
+        std::uint64_t bytes = (backward ? 11 : 7) * t;
+        if (p.get_enum<SdpaBackend>("backend") == SdpaBackend::math)
+          bytes += (backward ? 14 : 6) * std::uint64_t(scale.tokens) *
+                   std::uint64_t(scale.width / p.get_int("head_dim")) *
+                   std::uint64_t(p.get_int("seq"));
+        GpuNeeds needs = tensor_core_needs(p.get_dtype(), bytes);
         if (p.get_enum<SdpaBackend>("backend") == SdpaBackend::flash)
           needs = needs + GpuNeeds{80, "PyTorch's flash attention kernels", 0};
         return needs;
