@@ -465,21 +465,43 @@ TEST(Contract, EveryGpuFamilyHasACheckTest) {
   expect_every_gpu_family_built();
 }
 
+// An environment variable set for a scope, and what it was before given back after it.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const char* value) : name_(name) {
+    const char* before = std::getenv(name);
+    had_ = before != nullptr;
+    if (had_) before_ = before;
+    setenv(name, value, 1);
+  }
+  ~ScopedVariable() {
+    if (had_)
+      setenv(name_, before_.c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  ScopedVariable(const ScopedVariable&) = delete;
+  ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string before_;
+};
+
 // CUBENCH_TEST_VARIANTS narrows the every-family checks to the families it leaves a variant of: the
 // others get no test (they used to be instantiated and then fail, each "has no GPU case in this
 // build"), and each family that gets one has a case to check or a reason for leaving it out. No
 // GPU needed: the instantiation is read before main.
 TEST(Contract, TestVariantsFilterInstantiatesOnlyTheFamiliesItKeeps) {
-  const char* before = std::getenv("CUBENCH_TEST_VARIANTS");
-  const std::string saved = before ? before : "";
-  setenv("CUBENCH_TEST_VARIANTS", "^sigmoid/copy/|^launch/", 1);
-  const std::vector<std::string> families = families_with_cases(/*on_gpu=*/true);
+  std::vector<std::string> families;
   std::map<std::string, std::string> left_out;
-  const auto by_family = test_cases_by_family(/*on_gpu=*/true, &left_out);
-  if (before)
-    setenv("CUBENCH_TEST_VARIANTS", saved.c_str(), 1);
-  else
-    unsetenv("CUBENCH_TEST_VARIANTS");
+  std::map<std::string, std::vector<const Spec*>> by_family;
+  {
+    const ScopedVariable variants("CUBENCH_TEST_VARIANTS", "^sigmoid/copy/|^launch/");
+    families = families_with_cases(/*on_gpu=*/true);
+    by_family = test_cases_by_family(/*on_gpu=*/true, &left_out);
+  }
   EXPECT_EQ(families, (std::vector<std::string>{"launch/empty", "sigmoid"}));
   for (const std::string& family : families) {
     bool left_out_with_reason = false;
@@ -498,15 +520,12 @@ TEST(Contract, TestVariantsFilterInstantiatesOnlyTheFamiliesItKeeps) {
 // --cubench_suite=full runs (gemm_peak) is checked too, not left out. No GPU needed: the choice is
 // the registry's (on a GPU, of what that GPU admits).
 TEST(Contract, LargestTestSizeFallsBackToTheFullSuiteForAVariantTheDefaultLeavesOut) {
-  const char* before = std::getenv("CUBENCH_TEST_SIZE");
-  const std::string saved = before ? before : "";
-  setenv("CUBENCH_TEST_SIZE", "largest", 1);
   std::map<std::string, std::string> left_out;
-  const auto largest = test_case_of_each_variant(/*on_gpu=*/true, &left_out);
-  if (before)
-    setenv("CUBENCH_TEST_SIZE", saved.c_str(), 1);
-  else
-    unsetenv("CUBENCH_TEST_SIZE");
+  std::map<std::string, const Spec*> largest;
+  {
+    const ScopedVariable size("CUBENCH_TEST_SIZE", "largest");
+    largest = test_case_of_each_variant(/*on_gpu=*/true, &left_out);
+  }
   if (variants_narrowed()) GTEST_SKIP() << "CUBENCH_TEST_VARIANTS narrows the variants";
   for (const auto& [variant, why] : left_out)
     EXPECT_EQ(why.find("default suite"), std::string::npos) << variant << ": " << why;
