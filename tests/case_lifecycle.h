@@ -9,6 +9,7 @@
 
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "fixtures/case/benchmark_case.h"
 #include "fixtures/detail/case/registry.h"
@@ -26,8 +27,10 @@ inline const Spec* find_case(const std::string& name) {
   return nullptr;
 }
 
-// One run as the runner times it: prepare(), run(), and on a GPU the stream drained.
+// One run as the runner makes the one it checks: the result poisoned, prepare(), run(), and on a
+// GPU the stream drained.
 inline void run_once(BenchmarkCase& c, Env& env) {
+  c.poison_result(env);
   c.prepare(env);
   c.run(env);
   if (env.has_gpu()) CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
@@ -66,11 +69,14 @@ inline std::string describe_check(const std::string& check) {
 // inaccuracy, rejected by another check (or one that gives no name), or met by another exception.
 // An exception other than a ValidationError from the first check propagates, as set-up's do (a
 // configuration not supported here is the caller's to judge).
+// `judge_clean` false: the result at hand is not a clean one (the last fault's, where the case's
+// fault makes its own run) and is not judged.
 inline PlantedFault judge_planted_fault(BenchmarkCase& c, Env& env,
-                                        const std::string& caught_by = "") {
+                                        const std::string& caught_by = "",
+                                        bool judge_clean = true) {
   PlantedFault out;
   try {
-    c.validate(env);
+    if (judge_clean) c.validate(env);
   } catch (const KnownInaccuracy& e) {
     out.known_inaccuracy = e.what();
     return out;
@@ -128,6 +134,76 @@ inline PlantedFault plant_fault_and_check(BenchmarkCase& c, Env& env, const std:
   if (out.caught)
     std::cout << "[ CAUGHT ] " << label << ": " << out.fault << " -> " << out.check << ": "
               << out.rejection.substr(0, 400) << "\n";
+  return out;
+}
+
+}  // namespace cubench
+
+namespace cubench {
+
+// The words of the fault every case with a result meets whatever its own: the timed call's result
+// left as poison_result() leaves it, no run after it (a timed call that does nothing, a check that
+// judges a recomputation of its own instead of what was timed).
+constexpr const char* kUnwrittenResult =
+    "the result poisoned and no run after it (a timed call that writes nothing)";
+
+// Every fault the case plants (fault_count() of them, one after another, a clean run before each
+// but the first: the case's check must accept the result first) and then the unwritten result,
+// each judged as judge_planted_fault judges one; the unwritten result must be rejected by a check
+// of any name. The first failure of the clean result ends the list (nothing after it could be
+// judged).
+inline std::vector<PlantedFault> judge_every_fault(BenchmarkCase& c, Env& env) {
+  std::vector<PlantedFault> out;
+  const int faults = c.fault_count();
+  for (int i = 0; i < faults; ++i) {
+    // A clean run before each fault but the first, unless the fault makes its own (then the result
+    // at hand is the last fault's, not judged clean again).
+    const bool clean_run = i == 0 || !c.fault_makes_its_own_run();
+    if (i > 0 && clean_run) run_once(c, env);
+    out.push_back(judge_planted_fault(c, env, "", clean_run));
+    const PlantedFault& last = out.back();
+    if (!last.known_inaccuracy.empty() || (!last.failure.empty() && last.fault.empty())) return out;
+    if (last.fault.empty()) break;  // no result to corrupt (launch/empty)
+  }
+  if (out.empty() || out.front().fault.empty()) return out;
+  PlantedFault unwritten;
+  unwritten.fault = kUnwrittenResult;
+  const std::string passes = c.why_unwritten_result_passes();
+  if (!passes.empty()) {
+    std::cout << "[ UNWRITTEN RESULT NOT JUDGED ] " << passes << "\n";
+    return out;
+  }
+  run_once(c, env);
+  c.poison_result(env);
+  if (env.has_gpu()) CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+  try {
+    c.validate(env);
+    unwritten.failure = std::string("the check accepted ") + kUnwrittenResult +
+                        ": it does not judge what the timed call wrote";
+  } catch (const ValidationError& e) {
+    unwritten.caught = true;
+    unwritten.rejected_by = e.check();
+    unwritten.check = e.check();
+    unwritten.rejection = e.what();
+  } catch (const std::exception& e) {
+    unwritten.failure = std::string("the check of ") + kUnwrittenResult +
+                        " threw something other than a ValidationError: " + e.what();
+  }
+  if (env.has_gpu()) CUBENCH_CUDA(cudaStreamSynchronize(env.stream()));
+  out.push_back(unwritten);
+  return out;
+}
+
+// judge_every_fault as a test: each failure a test failure, each catch a "[ CAUGHT ]" line.
+inline std::vector<PlantedFault> plant_every_fault_and_check(BenchmarkCase& c, Env& env,
+                                                             const std::string& label) {
+  std::vector<PlantedFault> out = judge_every_fault(c, env);
+  for (const PlantedFault& p : out) {
+    if (!p.failure.empty()) ADD_FAILURE() << label << ": " << p.failure;
+    if (p.caught)
+      std::cout << "[ CAUGHT ] " << label << ": " << p.fault << " -> " << p.rejected_by << ": "
+                << p.rejection.substr(0, 400) << "\n";
+  }
   return out;
 }
 

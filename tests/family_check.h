@@ -2,15 +2,18 @@
 // Each family's check, one test per family, at the smallest size of each of its variants (with
 // CUBENCH_TEST_SIZE=largest, the largest a default run times, or a full run's where the default has
 // none; smallest_cases.h): set-up, a run and its validation must pass on the inputs a default run
-// draws (the same seed), every counter it reports must be declared, and then, with a fault planted
-// in that same result (BenchmarkCase::plant_fault: one element 10% off, every singular value 5%
-// larger...), the check the case names for the fault (BenchmarkCase::fault_check) must reject it: a
-// rejection by another check is a failure, not a catch. One test per family, so ctest times each
+// draws (the same seed), every counter it reports must be declared, and then, with each of its
+// faults planted in turn (BenchmarkCase::plant_fault, fault_count() of them: one element 10% off,
+// every singular value 5% larger, a guidance scale of 5, a step skipped...), the check the case
+// names for the fault (BenchmarkCase::fault_check) must reject it: a rejection by another check is
+// a failure, not a catch. Last, the result poisoned and no run after it must be rejected too: the
+// check judges what the timed call wrote (case_lifecycle.h: judge_every_fault). One test per family, so ctest times each
 // and runs them side by side; the families come from the registry, so a new family gets its test
 // with no edit here (and Contract.EveryFamilyHasA CheckTest fails if one slips out). Under
 // CUBENCH_GPU_TESTS=required a test that would skip fails instead (gpu_test.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <map>
@@ -109,11 +112,11 @@ inline int check_family_at_its_test_sizes(const std::string& family, bool on_gpu
     auto work = spec->make();
     // Set-up and one run as the runner makes them; then the check must accept that result, and
     // reject it with the case's fault planted, by the check the case names (case_lifecycle.h).
-    PlantedFault planted;
+    std::vector<PlantedFault> faults;
     try {
       work->setup(*env);
       run_once(*work, *env);
-      planted = plant_fault_and_check(*work, *env, spec->name);
+      faults = plant_every_fault_and_check(*work, *env, spec->name);
     } catch (const NotSupported& e) {
       // The library has nothing for this configuration on this GPU: a reported row. But the
       // configuration was chosen because it declares nothing this GPU lacks (Family::needs), so
@@ -138,19 +141,22 @@ inline int check_family_at_its_test_sizes(const std::string& family, bool on_gpu
     }
     for (const auto& counter : work->counters(1.0))
       EXPECT_NE(find_counter(counter.first), nullptr) << counter.first << " is not declared";
-    if (!planted.known_inaccuracy.empty()) {  // a library's documented miss: no fault to judge
-      std::cout << "[ KNOWN INACCURACY ] " << planted.known_inaccuracy.substr(0, 300) << "\n";
+    const PlantedFault first = faults.empty() ? PlantedFault{} : faults.front();
+    if (!first.known_inaccuracy.empty()) {  // a library's documented miss: no fault to judge
+      std::cout << "[ KNOWN INACCURACY ] " << first.known_inaccuracy.substr(0, 300) << "\n";
       continue;
     }
-    if (!planted.failure.empty()) continue;  // a failure already (plant_fault_and_check)
-    if (planted.fault.empty()) {
+    if (first.fault.empty()) {
+      if (!first.failure.empty()) continue;  // the clean result rejected: a failure already
       if (family_has_no_result(family))
         std::cout << "[ NO FAULT ] " << spec->name << "\n";
       else
         ADD_FAILURE() << family << " has a result but plants no fault (plant_fault)";
       continue;
     }
-    if (planted.caught) ++checked;
+    // Checked both ways: every fault (the unwritten result's too) caught by its check.
+    if (std::all_of(faults.begin(), faults.end(), [](const PlantedFault& p) { return p.caught; }))
+      ++checked;
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cout << "[ SECONDS ] " << spec->name << ": " << seconds << "\n";

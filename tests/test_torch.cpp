@@ -122,6 +122,10 @@ class ProbeCase final : public TorchCase {
     if (out_of_memory) C10_THROW_ERROR(OutOfMemoryError, "no room for the probe");
     y_.fill_(1);
   }
+  void poison_outputs(Env&) override {
+    calls.push_back("poison");
+    poison(y_);
+  }
   void check(Env&) override {
     calls.push_back("check");
     torch::Tensor got = y_.clone();
@@ -157,8 +161,8 @@ TEST(TorchCase, ArmsAPlantedFaultUntilTheCheckThatMeetsIt) {
   set_up_run_and_check(c, *env);
   EXPECT_TRUE(plant_fault_and_check(c, *env, "probe").caught);
   EXPECT_NO_THROW(c.validate(*env));
-  EXPECT_EQ(c.calls, (std::vector<std::string>{"set_up", "run", "check", "check", "arm", "check",
-                                               "disarm", "check"}));
+  EXPECT_EQ(c.calls, (std::vector<std::string>{"set_up", "poison", "run", "check", "check", "arm",
+                                               "check", "disarm", "check"}));
 }
 
 // An arming that throws is disarmed on its way out (what it changed put back), so the run and the

@@ -26,6 +26,11 @@ class Scale final : public BenchmarkCase {
     CUBENCH_CUDA_LAUNCHED();
   }
 
+  // Before the checked run: the output NaN, so an element the run does not write shows.
+  void poison_result(Env& env) override {
+    CUBENCH_CUDA(cudaMemsetAsync(y_.get(), 0xff, y_.bytes(), env.stream()));
+  }
+
   // The timed call: asynchronous on env.stream(), nothing else (no allocation, no sync).
   void run(Env& env) override {
     scale(x_.as<float>(), y_.as<float>(), kA, n_, env.stream());
