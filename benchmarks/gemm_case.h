@@ -53,6 +53,7 @@ class Gemm : public BenchmarkCase {
 
   void setup(Env& env) final;
   void run(Env& env) final { matmul(env.stream(), algo_); }
+  void poison_result(Env& env) final;
   void validate(Env& env) final { check_every_element(env); }
   std::string plant_fault(Env& env) final;
   std::string fault_check() const final;

@@ -97,6 +97,19 @@ __global__ void absolute_kernel(double* x, std::size_t n) {
     x[i] = fabs(x[i]);
 }
 
+__global__ void square_kernel(double* x, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    x[i] = x[i] * x[i];
+}
+
+__global__ void allowance_kernel(double* sum, const double* squares, std::size_t n, double rms_coef,
+                                 double sum_coef) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    sum[i] = rms_coef * sqrt(squares[i]) + sum_coef * sum[i];
+}
+
 template <typename T>
 __global__ void sigmoid_reference_kernel(const T* x, double* ref, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
@@ -151,6 +164,15 @@ void perturb_element(DType t, void* p, std::size_t i, double factor, double offs
 
 void absolute_in_place(double* x, std::size_t n, cudaStream_t stream) {
   absolute_kernel<<<4096, 256, 0, stream>>>(x, n);
+}
+
+void square_in_place(double* x, std::size_t n, cudaStream_t stream) {
+  square_kernel<<<4096, 256, 0, stream>>>(x, n);
+}
+
+void gemm_allowance(double* sum, const double* squares, std::size_t n, double rms_coef,
+                    double sum_coef, cudaStream_t stream) {
+  allowance_kernel<<<4096, 256, 0, stream>>>(sum, squares, n, rms_coef, sum_coef);
 }
 
 void sigmoid_reference(DType t, const void* x, double* ref, std::size_t n, cudaStream_t stream) {

@@ -25,6 +25,12 @@ void perturb_element(DType t, void* p, std::size_t i, double factor, double offs
 
 // x[i] = |x[i]| for i < n.
 void absolute_in_place(double* x, std::size_t n, cudaStream_t stream);
+// x[i] = x[i]^2 for i < n.
+void square_in_place(double* x, std::size_t n, cudaStream_t stream);
+// sum[i] = rms_coef sqrt(squares[i]) + sum_coef sum[i] for i < n: a GEMM element's allowance
+// (validate.h: GemmBound) from sum_k |a||b| (sum) and sum_k (ab)^2 (squares).
+void gemm_allowance(double* sum, const double* squares, std::size_t n, double rms_coef,
+                    double sum_coef, cudaStream_t stream);
 
 // ref[i] = 1 / (1 + exp(-x[i])) in double, x stored as `t`.
 void sigmoid_reference(DType t, const void* x, double* ref, std::size_t n, cudaStream_t stream);
