@@ -120,11 +120,33 @@ class AllReduce final : public BenchmarkCase {
       fill_uniform(t_, send_[r].get(), count_, seed_ + world_->first_rank() + r, -1.f, 1.f,
                    env.stream_on(dev));
       CUBENCH_CUDA_LAUNCHED();
-      if (!in_place_)
-        CUBENCH_CUDA(cudaMemsetAsync(recv_[r].get(), 0xff, bytes_, env.stream_on(dev)));
     }
     CUBENCH_CUDA(cudaSetDevice(env.device()));
     env.synchronize_all();
+  }
+
+  // Out of place: the results NaN. In place the result overwrites the input, which cannot be
+  // poisoned: it is drawn again (a run before it summed it into itself).
+  void poison_result(Env& env) override {
+    for (int r = 0; r < world_->local_count(); ++r) {
+      const int dev = world_->device(r);
+      CUBENCH_CUDA(cudaSetDevice(dev));
+      if (in_place_) {
+        fill_uniform(t_, send_[r].get(), count_, seed_ + world_->first_rank() + r, -1.f, 1.f,
+                     env.stream_on(dev));
+        CUBENCH_CUDA_LAUNCHED();
+      } else {
+        CUBENCH_CUDA(cudaMemsetAsync(recv_[r].get(), 0xff, bytes_, env.stream_on(dev)));
+      }
+    }
+    CUBENCH_CUDA(cudaSetDevice(env.device()));
+    env.synchronize_all();
+  }
+  std::string why_unwritten_result_passes() const override {
+    return in_place_ && world_ && world_->ranks() == 1
+               ? "in place on one GPU the sum is the input itself: an all-reduce that wrote "
+                 "nothing cannot be told from one that did"
+               : "";
   }
 
   void run(Env& env) override {

@@ -127,21 +127,80 @@ class Attention {
     return r;
   }
 
-  // The real size's O at 16 query positions (the first and the last among them) of the last
-  // sequence, every head, against float64: the relative L2 error.
-  double rows_error(const std::vector<torch::Tensor>& in, const torch::Tensor& out) const {
-    const int64_t n = in[0].size(0) - 1, s = in[0].size(1);
+  // The real size's result at 16 positions (the first and the last among them) of 4 sequences
+  // spread over the batch (the first and the last), every head, against float64: O and dQ at
+  // those query positions, dK and dV at those key positions (which gather from every query: the
+  // rows' log-sum-exp and D = dO . O come from a pass over all of that sequence's queries, in
+  // chunks). Relative L2 errors, each over its 64 rows; fwd_bwd's gradients only where trained.
+  struct SampledErrors {
+    double out = 0, dq = 0, dk = 0, dv = 0;
+  };
+  SampledErrors sampled_errors(const std::vector<torch::Tensor>& in, const Result& got) const {
+    torch::NoGradGuard no_grad;
+    const int64_t b = in[0].size(0), s = in[0].size(1);
+    const auto device = in[0].device();
     std::vector<int64_t> positions;
     for (int64_t i = 0; i < 16; ++i) positions.push_back(i * (s - 1) / 15);
-    auto at = torch::tensor(positions, torch::kLong).to(out.device());
-    auto seq = [&](int i) { return in[i].detach()[n].to(torch::kDouble).transpose(0, 1); };
-    auto q = seq(0).index_select(1, at), k = seq(1), v = seq(2);  // (h, 16, d), (h, s, d)
-    auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(q.size(-1)));
-    if (causal_)  // key j is future to query position p when j > p
-      scores = scores.masked_fill(torch::arange(s, at.options()).unsqueeze(0) > at.unsqueeze(1),
-                                  -std::numeric_limits<double>::infinity());
-    auto want = torch::matmul(torch::softmax(scores, -1), v);
-    return rel_l2(out.detach()[n].index_select(1, at), want);
+    const auto at = torch::tensor(positions, torch::kLong).to(device);
+    const auto all = torch::arange(s, torch::TensorOptions().dtype(torch::kLong).device(device));
+    const double minus_inf = -std::numeric_limits<double>::infinity();
+    double diff[4] = {}, norm[4] = {};
+    auto add = [&](int k, const torch::Tensor& have, const torch::Tensor& want) {
+      diff[k] += (have.to(torch::kDouble) - want).pow(2).sum().item<double>();
+      norm[k] += want.pow(2).sum().item<double>();
+    };
+    // (h, rows, d) of sequence n's rows `rows`: O is (b, h, s, d), the gradients (b, s, h, d).
+    auto rows_of = [&](const torch::Tensor& t, int64_t n, const torch::Tensor& rows) {
+      const bool heads_first = &t == &got.out;
+      return heads_first ? t.detach()[n].index_select(1, rows)
+                         : t.detach()[n].index_select(0, rows).transpose(0, 1);
+    };
+    std::vector<int64_t> sequences;
+    for (int64_t k = 0; k < 4; ++k) sequences.push_back(k * (b - 1) / 3);
+    sequences.erase(std::unique(sequences.begin(), sequences.end()), sequences.end());
+    for (int64_t n : sequences) {
+      auto seq = [&](int i) { return in[i].detach()[n].to(torch::kDouble).transpose(0, 1); };
+      const auto q = seq(0), key = seq(1), v = seq(2);  // (h, s, d)
+      const double scale = 1 / std::sqrt(double(q.size(-1)));
+      // Scores of queries `qi` (positions) against keys `kj` (positions), masked.
+      auto scores = [&](const torch::Tensor& qs, const torch::Tensor& qi, const torch::Tensor& ks,
+                        const torch::Tensor& kj) {
+        auto sc = torch::matmul(qs, ks.transpose(-2, -1)) * scale;
+        if (causal_) sc = sc.masked_fill(kj.unsqueeze(0) > qi.unsqueeze(1), minus_inf);
+        return sc;
+      };
+      const auto p_rows = torch::softmax(scores(q.index_select(1, at), at, key, all), -1);
+      add(0, rows_of(got.out, n, at), torch::matmul(p_rows, v));
+      if (!train_) continue;
+      const auto dout = seq(3);
+      // Every query's log-sum-exp and D, by chunks of queries.
+      std::vector<torch::Tensor> lse_parts, d_parts;
+      for (int64_t c0 = 0; c0 < s; c0 += 256) {
+        const int64_t len = std::min<int64_t>(256, s - c0);
+        const auto sc = scores(q.narrow(1, c0, len), all.narrow(0, c0, len), key, all);
+        const auto lse = torch::logsumexp(sc, -1, /*keepdim=*/true);
+        const auto o = torch::matmul(torch::exp(sc - lse), v);
+        lse_parts.push_back(lse.squeeze(-1));
+        d_parts.push_back((dout.narrow(1, c0, len) * o).sum(-1));
+      }
+      const auto lse = torch::cat(lse_parts, 1), d_all = torch::cat(d_parts, 1);  // (h, s)
+      // dQ at the sampled queries.
+      const auto dp_rows = torch::matmul(dout.index_select(1, at), v.transpose(-2, -1));
+      const auto ds_rows = p_rows * (dp_rows - d_all.index_select(1, at).unsqueeze(-1));
+      add(1, rows_of(got.dq, n, at), torch::matmul(ds_rows, key) * scale);
+      // dK and dV at the sampled keys, from every query.
+      const auto p_cols = torch::exp(scores(q, all, key.index_select(1, at), at) -
+                                     lse.unsqueeze(-1));  // (h, s, 16), masked to 0
+      add(3, rows_of(got.dv, n, at), torch::matmul(p_cols.transpose(-2, -1), dout));
+      const auto dp_cols = torch::matmul(dout, v.index_select(1, at).transpose(-2, -1));
+      const auto ds_cols = p_cols * (dp_cols - d_all.unsqueeze(-1));
+      add(2, rows_of(got.dk, n, at), torch::matmul(ds_cols.transpose(-2, -1), q) * scale);
+    }
+    auto rel = [&](int k) { return std::sqrt(diff[k]) / std::sqrt(norm[k]); };
+    SampledErrors e;
+    e.out = rel(0);
+    if (train_) e.dq = rel(1), e.dk = rel(2), e.dv = rel(3);
+    return e;
   }
 
   static double rel_l2(const torch::Tensor& got, const torch::Tensor& want) {
@@ -171,7 +230,9 @@ class AttentionCase final : public TorchCase {
   AttentionCase(Attention attention, Shape shape, bool causal)
       : TorchCase(TorchMath{false}), attention_(attention), shape_(shape), causal_(causal) {}
 
-  std::string fault_check() const override { return small_check(attention_.train() ? "dK" : "O"); }
+  // fwd: O; fwd_bwd: O, dQ, dK, dV, each one sampled row of the timed result negated.
+  int fault_count() const override { return attention_.train() ? 4 : 1; }
+  std::string fault_check() const override { return sampled_check(kOutputs[fault_]); }
 
   Work work() const override {
     double flops = 4.0 * shape_.b * shape_.h * double(shape_.s) * shape_.s * shape_.d;
@@ -188,52 +249,73 @@ class AttentionCase final : public TorchCase {
     result_ = attention_(inputs_);
   }
 
+  void poison_outputs(Env&) override {
+    for (torch::Tensor* t : {&result_.out, &result_.dq, &result_.dk, &result_.dv}) poison(*t);
+  }
+
+  // The timed call's result: finite, and its rows at sampled positions of the real size against
+  // float64 (sampled_errors); then a small problem whole, O and the gradients.
   void check(Env&) override {
     const std::string what =
         std::string("torch attention (") + name_of(attention_.backend(), kBackends) + ")";
-    // The real size: finite, and O's rows against float64. The last run's result, or a new one
-    // where an earlier check dropped it (a second check with no run between: the tests').
-    if (!result_.out.defined()) result_ = attention_(inputs_);
+    if (!result_.out.defined() || (attention_.train() && !result_.dk.defined()))
+      throw ValidationError(what + ": the timed call left no result", sampled_check("O"));
     for (const auto* t : {&result_.out, &result_.dq, &result_.dk, &result_.dv})
       if (t->defined() && !Attention::finite(*t))
         throw ValidationError(what + ": NaN/inf in the real size's result",
                               "the real size's result finite");
-    out_error_ = attention_.rows_error(inputs_, result_.out);
-    require_at_most(what + ": O at 16 positions of the real size, relative L2 error", out_error_,
-                    attention_.out_tolerance(), "O at 16 positions of the real size");
+    const auto sampled = attention_.sampled_errors(inputs_, result_);
+    out_error_ = sampled.out;
+    require_at_most(what + ": O at 16 positions of 4 sequences of the real size, relative L2 "
+                           "error",
+                    sampled.out, attention_.out_tolerance(), sampled_check("O"));
+    grad_error_ = 0;
+    if (attention_.train()) {
+      const double errors[] = {sampled.dq, sampled.dk, sampled.dv};
+      for (int i = 0; i < 3; ++i) {
+        if (!(errors[i] <= grad_error_)) grad_error_ = errors[i];  // NaN included
+        require_at_most(what + ": " + kOutputs[i + 1] +
+                            " at 16 positions of 4 sequences of the real size, relative L2 error",
+                        errors[i], attention_.grad_tolerance(), sampled_check(kOutputs[i + 1]));
+      }
+    }
 
     // The small problem, whole, O and the gradients.
     const Shape small{2, 384, 4, shape_.d};
     auto in = attention_.inputs(small, device());
     Result got = attention_(in);
     const Result want = attention_.reference(in);
-    if (fault_armed() && attention_.train()) got.dk[0].select(1, 0).neg_();  // (s, d) of head 0
-    if (fault_armed() && !attention_.train()) {
-      got.out = got.out.detach().clone();
-      got.out[0][0].neg_();
-    }
     const double small_out = Attention::rel_l2(got.out, want.out);
     out_error_ = std::max(out_error_, small_out);
     require_at_most(what + ": O of the small problem, relative L2 error", small_out,
                     attention_.out_tolerance(), small_check("O"));
     if (attention_.train()) {
-      grad_error_ = 0;
-      const char* names[] = {"dQ", "dK", "dV"};
       const torch::Tensor* grads[][2] = {
           {&got.dq, &want.dq}, {&got.dk, &want.dk}, {&got.dv, &want.dv}};
       for (int i = 0; i < 3; ++i) {
         const double e = Attention::rel_l2(*grads[i][0], *grads[i][1]);
         if (!(e <= grad_error_)) grad_error_ = e;  // NaN included
-        require_at_most(what + ": " + names[i] + " of the small problem, relative L2 error", e,
-                        attention_.grad_tolerance(), small_check(names[i]));
+        require_at_most(what + ": " + kOutputs[i + 1] + " of the small problem, relative L2 error",
+                        e, attention_.grad_tolerance(), small_check(kOutputs[i + 1]));
       }
     }
     result_ = {};  // the timed runs' peaks start without it
   }
 
-  std::string arm_fault(Env&) override {
-    return attention_.train() ? "dK of the small problem's sequence 0, head 0, negated"
-                              : "O of the small problem's sequence 0, head 0, negated";
+  // The next output in turn: a timed run, then one sampled row of it (the middle sequence among
+  // the sampled, position s/3 among the sampled, every head) negated, as a kernel that wrote one
+  // row's sign wrong would leave it.
+  std::string arm_fault(Env& env) override {
+    fault_ = planted_++ % fault_count();
+    run_again(env);
+    torch::NoGradGuard no_grad;
+    torch::Tensor* outputs[] = {&result_.out, &result_.dq, &result_.dk, &result_.dv};
+    const int64_t b = shape_.b, s = shape_.s;
+    const int64_t n = 1 * (b - 1) / 3, position = 5 * (s - 1) / 15;
+    // O is (b, h, s, d), the gradients (b, s, h, d): the row at `position`, every head.
+    outputs[fault_]->select(0, n).select(fault_ == 0 ? 1 : 0, position).neg_();
+    return std::string(kOutputs[fault_]) + " of the timed result negated at sequence " +
+           std::to_string(n) + ", position " + std::to_string(position) + ", every head";
   }
 
   std::map<std::string, double> own_counters(double) const override {
@@ -250,6 +332,11 @@ class AttentionCase final : public TorchCase {
   static std::string small_check(const std::string& output) {
     return output + " of the small problem";
   }
+  // The name of the real size's check of one output at its sampled rows.
+  static std::string sampled_check(const std::string& output) {
+    return output + " at the real size's sampled rows";
+  }
+  static constexpr const char* kOutputs[] = {"O", "dQ", "dK", "dV"};
 
   Attention attention_;
   Shape shape_;
@@ -257,6 +344,7 @@ class AttentionCase final : public TorchCase {
   std::vector<torch::Tensor> inputs_;
   Result result_;
   double out_error_ = 0, grad_error_ = 0;
+  int fault_ = 0, planted_ = 0;  // the output the fault armed last is in, and how many so far
 };
 
 struct Scale {

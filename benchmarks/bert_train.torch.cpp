@@ -40,6 +40,7 @@
 
 #include "benchmarks/models/bert.h"
 #include "fixtures/cubench_torch.h"
+#include "fixtures/libraries/torch/timed_step.h"
 
 namespace cubench {
 namespace {
@@ -171,6 +172,15 @@ class TrainStep {
   }
 
   // The check described at the top of the file, of steps that carry `fault`.
+  // Before the timed step: the parameters kept, the gradients poisoned (timed_step.h).
+  void before_timed_step() { witness_.before_step(model_->parameters()); }
+  // After it: every gradient written, every parameter moved (amp_fp16's scaler may skip a step).
+  void require_timed_step_written() {
+    std::vector<std::pair<std::string, torch::Tensor>> named;
+    for (const auto& p : model_->named_parameters()) named.emplace_back(p.key(), p.value());
+    witness_.require_written(named, c_.precision != Precision::amp_fp16);
+  }
+
   void validate(Fault fault) {
     model_->eval();  // dropout off in the checked step and its reference
     try {
@@ -353,6 +363,7 @@ class TrainStep {
   int faults_planted_ = 0;
   double loss_error_ = 0, grad_norm_ratio_ = 1;
   CheckBounds worst_{1, 1, 1, 1};  // the checked step's worst figures (min_update_ratio: furthest)
+  TimedStepWitness witness_;
 };
 
 class BertTrain final : public TorchCase {
@@ -367,8 +378,13 @@ class BertTrain final : public TorchCase {
  private:
   void set_up(Env&) override { step_ = std::make_unique<TrainStep>(c_, model_, device()); }
   void timed_run(Env&) override { step_->step(fault()); }
-  void check(Env&) override { step_->validate(fault()); }
+  void poison_outputs(Env&) override { step_->before_timed_step(); }
+  void check(Env&) override {
+    step_->require_timed_step_written();
+    step_->validate(fault());
+  }
   std::string arm_fault(Env&) override { return step_->arm_fault(); }
+  int fault_count() const override { return 4; }  // TrainStep::arm_fault's, in turn
 
   // The fault run()'s steps and the check's carry.
   Fault fault() const { return fault_armed() ? step_->planted() : Fault::none; }

@@ -451,6 +451,9 @@ class Conv final : public BenchmarkCase {
     std::int64_t most = 1;
     for (const auto& l : layers_) most = std::max(most, l->workspace_bytes());
     workspace_ = env.alloc(std::size_t(most));
+  }
+
+  void poison_result(Env& env) override {
     for (const auto& l : layers_) l->poison_output(env.stream());
   }
 

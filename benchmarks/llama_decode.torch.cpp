@@ -23,17 +23,17 @@
 //   dtype on its device: the logits of a prefill and four decode steps through the KV cache equal
 //   a full forward of the same tokens without it (cache_logits_rel_error, relative L2 over the
 //   five positions, within cache_tolerance());
-// - the real model's first tokens: the run before the check (the first call) generated them; its
-//   first sequence's first four (the prefill's, then three decode steps') must be what an fp32 copy
-//   of the same weights picks without the KV cache on the same tokens, up to a near tie
+// - the real model's first tokens: the run before the check (the first call, its generated
+//   tokens poisoned to -1 before it) generated them; the first and the last sequence's first four
+//   (the prefill's, then three decode steps') must be tokens of the vocabulary, and what an fp32
+//   copy of the same weights picks without the KV cache on the same tokens, up to a near tie
 //   (tie_tolerance_std; token_gap_std reports the worst);
 // - greedy tokens repeat: two generations of the real model from one prompt give the same
 //   tokens; in graph mode the second is the graph's, so the replayed steps give an eager step's
 //   tokens.
-// plant_fault, in turn: layer 0, head 0's attention output 64x in the generating model, and a
-// generation with it (the first-tokens check must reject it); the small model's cache written
-// one position late (the cache check must: the cached logits then miss the step's own key and
-// value).
+// plant_fault, in turn, each in the generating model and a generation with it (the first-tokens
+// check must reject it): layer 0, head 0's attention output 64x; the KV cache written one
+// position late (the decode steps' logits then miss the step's own key and value).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -166,8 +166,8 @@ double quantile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, std::size_t(q * double(v.size())))];
 }
 
-// The planted faults, in turn: one attention head's output in the generating model (the
-// first-tokens check's to catch), the small model's cache writes (the cache check's).
+// The planted faults, in turn, both in the generating model (the first-tokens check's to catch):
+// one attention head's output, the KV cache's writes.
 enum class Fault { head, cache };
 
 class LlamaDecode final : public TorchCase {
@@ -177,9 +177,9 @@ class LlamaDecode final : public TorchCase {
       : TorchCase(TorchMath{}, c.graph ? LibraryWorkspaces::keep : LibraryWorkspaces::release),
         c_(c) {}
 
-  std::string fault_check() const override {
-    return fault_ == Fault::head ? kFirstTokensCheck : kCacheCheck;
-  }
+  int fault_count() const override { return 2; }
+  // Both faults are in the generating model: its tokens show them.
+  std::string fault_check() const override { return kFirstTokensCheck; }
 
   Work work() const override { return {}; }
 
@@ -218,27 +218,34 @@ class LlamaDecode final : public TorchCase {
     clock_->reset();  // the check's generations and the first timed one are not counted
   }
 
-  // In turn: one attention head's output 64x, planted in the model the benchmark times and a
-  // generation run with it (the run the first-tokens check reads); then the cache check's small
-  // model writing its KV cache one position late.
-  std::string arm_fault(Env&) override {
-    std::optional<torch_compat::SdpaOnly> attention;
-    restrict_attention(attention);
-    fault_ = faults_planted_++ % 2 == 0 ? Fault::head : Fault::cache;
-    if (fault_ == Fault::head) {
-      model_->scale_head_output(0, 0, kHeadFaultFactor);
-      if (c_.graph) capture();
-      generate(c_.graph);
-      return "layer 0, head 0's attention output made 64x larger in the generating model";
-    }
-    generate(c_.graph);  // a clean generation for the first-tokens check
-    return "the small model's KV cache written one position late (the cache check's model)";
+  // The generated tokens (the prompt's stay): -1, no token.
+  void poison_outputs(Env&) override {
+    torch::NoGradGuard no_grad;
+    tokens_.narrow(1, c_.prompt, c_.new_tokens).fill_(-1);
   }
 
-  // The head's output as it was (a graph captured anew); the small model is the check's own.
+  // In turn, planted in the model the benchmark times, then a generation run with it (the run the
+  // first-tokens check reads): one attention head's output 64x; the KV cache written one position
+  // late.
+  std::string arm_fault(Env& env) override {
+    fault_ = faults_planted_++ % 2 == 0 ? Fault::head : Fault::cache;
+    if (fault_ == Fault::head)
+      model_->scale_head_output(0, 0, kHeadFaultFactor);
+    else
+      model_->misplace_cache_writes(1);
+    if (c_.graph) capture();
+    run_again(env);
+    return fault_ == Fault::head
+               ? "layer 0, head 0's attention output made 64x larger in the generating model"
+               : "the generating model's KV cache written one position late";
+  }
+
+  // The model as it was (a graph captured anew).
   void disarm_fault(Env&) override {
-    if (fault_ != Fault::head) return;
-    model_->scale_head_output(0, 0, 1);
+    if (fault_ == Fault::head)
+      model_->scale_head_output(0, 0, 1);
+    else
+      model_->misplace_cache_writes(0);
     if (c_.graph) capture();
   }
 
@@ -339,7 +346,6 @@ class LlamaDecode final : public TorchCase {
     const auto options = torch::TensorOptions().device(device()).dtype(c_.dtype);
     const auto ints = options.dtype(torch::kLong);
     LlamaModel small(small_config(), options);
-    if (fault_armed() && fault_ == Fault::cache) small.misplace_cache_writes(1);
     const int64_t prompt = 8, steps = 4, batch = 2;
     small.allocate_cache(batch, prompt + steps);
     auto tokens = torch::randint(small.config().vocab, {batch, prompt + steps}, ints);
@@ -363,42 +369,55 @@ class LlamaDecode final : public TorchCase {
           kCacheCheck);
   }
 
-  // The generation before the check (the first call's, or the planted fault's): its first
-  // sequence's first kCheckedTokens tokens against an fp32 copy of the same weights evaluated
-  // without the KV cache on the same tokens (teacher-forced): each must be the reference's top
-  // token, or within tie_tolerance_std() of it.
+  // The generation before the check (the first call's, or the planted fault's): the first and
+  // the last sequence's first kCheckedTokens tokens, each a token of the vocabulary, against an
+  // fp32 copy of the same weights evaluated without the KV cache on the same tokens
+  // (teacher-forced): each must be the reference's top token, or within tie_tolerance_std() of it.
   void check_first_tokens_against_fp32(Env& env) {
     synchronize(env);
     const int64_t k = std::min(kCheckedTokens, c_.new_tokens);
     const auto ints = torch::TensorOptions().device(device()).dtype(torch::kLong);
-    const auto sequence = tokens_.narrow(0, 0, 1).narrow(1, 0, c_.prompt + k).clone();
+    std::vector<int64_t> rows = {0};
+    if (c_.batch > 1) rows.push_back(c_.batch - 1);
+    const auto sequences =
+        tokens_.index_select(0, torch::tensor(rows, torch::kLong).to(device()))
+            .narrow(1, 0, c_.prompt + k)
+            .clone();
+    const auto generated = sequences.narrow(1, c_.prompt, k);
+    const int64_t vocab = model_->config().vocab;
+    if (!(generated.min().item<int64_t>() >= 0 && generated.max().item<int64_t>() < vocab))
+      throw ValidationError("the generated tokens are not all tokens of the vocabulary (the "
+                            "timed generation wrote none, or not all)",
+                            kFirstTokensCheck);
     torch::Tensor logits;
     {
       torch_compat::Tf32Off fp32;  // whatever the run's flags (a tf32 row before this one)
       LlamaModel reference =
           model_->converted(torch::TensorOptions().device(device()).dtype(torch::kFloat));
       logits = reference
-                   .forward(sequence.narrow(1, 0, c_.prompt + k - 1),
+                   .forward(sequences.narrow(1, 0, c_.prompt + k - 1),
                             torch::arange(c_.prompt + k - 1, ints), false, false)
-                   .narrow(1, c_.prompt - 1, k)[0]
+                   .narrow(1, c_.prompt - 1, k)
                    .to(torch::kDouble);
     }  // the fp32 copy (27 GB at 7B) goes before the next check
     token_gap_std_ = 0;
-    for (int64_t j = 0; j < k; ++j) {
-      const torch::Tensor row = logits[j];
-      const int64_t got = sequence[0][c_.prompt + j].item<int64_t>();
-      const int64_t top = row.argmax().item<int64_t>();
-      const double gap = ((row[top] - row[got]) / row.std()).item<double>();
-      token_gap_std_ = std::max(token_gap_std_, gap);
-      if (!(gap <= tie_tolerance_std(c_.dtype)))
-        throw ValidationError(
-            "generated token " + std::to_string(j + 1) + " (" + std::to_string(got) +
-                ") is not what an fp32 copy of the weights without the KV cache picks there (" +
-                std::to_string(top) + "): " + std::to_string(gap) +
-                " standard deviations of its logits below it (a tie within " +
-                std::to_string(tie_tolerance_std(c_.dtype)) + " passes)",
-            kFirstTokensCheck);
-    }
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      for (int64_t j = 0; j < k; ++j) {
+        const torch::Tensor row = logits[int64_t(r)][j];
+        const int64_t got = sequences[int64_t(r)][c_.prompt + j].item<int64_t>();
+        const int64_t top = row.argmax().item<int64_t>();
+        const double gap = ((row[top] - row[got]) / row.std()).item<double>();
+        token_gap_std_ = std::max(token_gap_std_, gap);
+        if (!(gap <= tie_tolerance_std(c_.dtype)))
+          throw ValidationError(
+              "sequence " + std::to_string(rows[r]) + "'s generated token " +
+                  std::to_string(j + 1) + " (" + std::to_string(got) +
+                  ") is not what an fp32 copy of the weights without the KV cache picks there (" +
+                  std::to_string(top) + "): " + std::to_string(gap) +
+                  " standard deviations of its logits below it (a tie within " +
+                  std::to_string(tie_tolerance_std(c_.dtype)) + " passes)",
+              kFirstTokensCheck);
+      }
   }
 
   void check_greedy_repeats() {

@@ -14,15 +14,16 @@
 // before any warm-up — the harness's own first_call_ms is the first timed run after set-up, a
 // graph replay in graph mode; the caching allocator's peaks (peak_allocated_bytes, ...) from the
 // check on; logits_rel_error and, in graph mode, graph_rel_error.
-// Check, once per configuration: a reference model with the same weights (the ones under test,
-// converted up: the weights' rounding is the model's, not an error) runs the same images in fp32
-// with TF32 off, or for fp32 itself in float64 on the first two images; the network's part of the
-// logits (the logits less the classifier's bias, an exact add that would only dilute the error)
-// must match it within a relative L2 error bound per precision (logits_tolerance()) and be
-// finite. It runs on a fresh batch drawn into the input in place. Graph mode: the replay's logits
-// must also equal an eager forward's on that batch (relative L2 within graph_tolerance(): the same
-// kernels on the same data). plant_fault negates
-// the classifier's weight after the reference ran, for the forward under test only.
+// Check, once per configuration, of the timed call's logits (poisoned before it): a reference
+// model with the same weights (the ones under test, converted up: the weights' rounding is the
+// model's, not an error) runs the same images in fp32 with TF32 off, or for fp32 itself in float64
+// on the batch's first and last images; the network's part of the logits (the logits less the
+// classifier's bias, an exact add that would only dilute the error) must match it within a
+// relative L2 error bound per precision (logits_tolerance()) and be finite. Graph mode: the
+// replay's logits must also equal an eager forward's on the same images (relative L2 within
+// graph_tolerance(): the same kernels on the same data). Faults, each a timed run with a defect:
+// the classifier's weight negated; for fp32 on a GPU, TF32 allowed (the bound must tell fp32 from
+// TF32).
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -35,8 +36,6 @@ namespace cubench {
 namespace {
 
 constexpr int64_t kResolution = 224, kClasses = 1000;
-// fp32's float64 reference runs on this many images of the batch.
-constexpr int64_t kFloat64Images = 2;
 // The check a planted fault (the fc weight negated) must meet, by name (ValidationError::check).
 constexpr const char* kLogitsCheck = "the logits against a reference forward";
 
@@ -104,6 +103,10 @@ class ResNetInfer final : public TorchCase {
                   c.graph ? LibraryWorkspaces::keep : LibraryWorkspaces::release),
         c_(c) {}
 
+  // The fc weight negated; fp32 on a GPU, TF32 allowed too (the bound must tell fp32 from it).
+  int fault_count() const override {
+    return on_gpu() && c_.precision == Precision::fp32 ? 2 : 1;
+  }
   std::string fault_check() const override { return kLogitsCheck; }
 
   Work work() const override {
@@ -132,24 +135,32 @@ class ResNetInfer final : public TorchCase {
   }
 
   void timed_run(Env&) override {
-    if (c_.graph)
+    if (c_.graph) {
       graph_.replay();
-    else
-      forward();
+      logits_ = graph_logits_;
+    } else {
+      logits_ = forward();
+    }
   }
 
-  // The check described at the top of the file.
+  // The logits are inference tensors (forward() runs under InferenceMode): poisoned there too.
+  void poison_outputs(Env&) override {
+    c10::InferenceMode inference;
+    poison(logits_);
+    poison(graph_logits_);
+  }
+
+  // The check described at the top of the file, on the timed call's logits.
   void check(Env&) override {
-    {
-      torch::NoGradGuard no_grad;
-      images_.normal_();  // a fresh batch, in place: the graph reads this tensor
-    }
-    const torch::Tensor reference = reference_logits();
-    torch::Tensor got = logits_under_test();
-    const torch::Tensor bias = model_->fc->bias.detach().to(torch::kDouble);
+    if (!logits_.defined() || logits_.size(0) != c_.batch)
+      throw ValidationError("the timed forward left no logits", "the logits finite");
+    const torch::Tensor reference = reference_.defined() ? reference_ : reference_logits();
+    torch::Tensor got = logits_.detach().clone();
     if (!torch::isfinite(got).all().item<bool>())
       throw ValidationError("the logits are not all finite", "the logits finite");
-    if (c_.precision == Precision::fp32) got = got.narrow(0, 0, reference.size(0));
+    if (c_.graph) check_replay_against_eager(got);
+    if (c_.precision == Precision::fp32) got = got.index_select(0, float64_images());
+    const torch::Tensor bias = model_->fc->bias.detach().to(torch::kDouble);
     logits_error_ = relative_l2(got.to(torch::kDouble) - bias, reference.to(torch::kDouble) - bias);
     if (!(logits_error_ <= logits_tolerance(c_.precision)))
       throw ValidationError(
@@ -161,10 +172,35 @@ class ResNetInfer final : public TorchCase {
           kLogitsCheck);
   }
 
-  // The classifier's weight is negated (and put back) around the forward under test, after the
-  // reference ran; a graph replays it too, as its weights are the model's.
-  std::string arm_fault(Env&) override {
-    return "the fc weight negated for the forward under test";
+  // In turn: the classifier's weight negated, or (fp32 on a GPU) TF32 allowed in cuBLAS and
+  // cuDNN; the reference is made first, from the weights as they were, then a timed run with the
+  // fault (a graph replays it too: its weights are the model's; TF32 shows in eager runs only).
+  std::string arm_fault(Env& env) override {
+    fault_ = planted_++ % fault_count();
+    reference_ = reference_logits();
+    torch::NoGradGuard no_grad;
+    std::string what;
+    if (fault_ == 0) {
+      model_->fc->weight.neg_();
+      what = "the fc weight negated";
+    } else {
+      torch_compat::allow_tf32(true);
+      what = "TF32 allowed in cuBLAS and cuDNN for an fp32 forward";
+      if (c_.graph) graph_.capture([this] { graph_logits_ = forward(); });
+    }
+    run_again(env);
+    return what;
+  }
+
+  void disarm_fault(Env&) override {
+    torch::NoGradGuard no_grad;
+    if (fault_ == 0) {
+      model_->fc->weight.neg_();
+    } else {
+      torch_compat::allow_tf32(false);
+      if (c_.graph) graph_.capture([this] { graph_logits_ = forward(); });
+    }
+    reference_ = torch::Tensor();
   }
 
   std::map<std::string, double> own_counters(double seconds) const override {
@@ -198,7 +234,7 @@ class ResNetInfer final : public TorchCase {
       for (std::size_t i = 0; i < to_buffers.size(); ++i) to_buffers[i].copy_(from_buffers[i]);
     }
     auto images = images_.to(type).contiguous();
-    if (float64) images = images.narrow(0, 0, std::min(c_.batch, kFloat64Images));
+    if (float64) images = images.index_select(0, float64_images());
     // The flags as they were come back after it (on the CPU they change nothing).
     torch_compat::Tf32Off fp32;
     torch_compat::CudnnHeuristicPlans heuristics;
@@ -206,25 +242,22 @@ class ResNetInfer final : public TorchCase {
     return reference->forward(images);
   }
 
-  // The forward the timed runs make (eager, or a replay checked against an eager forward), with
-  // the planted fault around it.
-  torch::Tensor logits_under_test() {
-    torch::NoGradGuard no_grad;
-    if (fault_armed()) model_->fc->weight.neg_();
-    torch::Tensor eager = forward().clone();
-    torch::Tensor got = eager;
-    if (c_.graph) {
-      graph_.replay();
-      got = graph_logits_.clone();
-      graph_error_ = relative_l2(got, eager);
-    }
-    if (fault_armed()) model_->fc->weight.neg_();
-    if (c_.graph && !(graph_error_ <= graph_tolerance(c_.precision)))
+  // The images the float64 reference runs (fp32 rows): the batch's first and last.
+  torch::Tensor float64_images() const {
+    std::vector<int64_t> at = {0};
+    if (c_.batch > 1) at.push_back(c_.batch - 1);
+    return torch::tensor(at, torch::kLong).to(device());
+  }
+
+  // A replay runs the kernels an eager forward on the same images chose: their logits agree.
+  void check_replay_against_eager(const torch::Tensor& replayed) {
+    const torch::Tensor eager = forward().clone();
+    graph_error_ = relative_l2(replayed, eager);
+    if (!(graph_error_ <= graph_tolerance(c_.precision)))
       throw ValidationError("the graph's replay gave other logits than an eager forward: " +
                                 std::string("relative L2 error ") + std::to_string(graph_error_) +
                                 " (bound " + std::to_string(graph_tolerance(c_.precision)) + ")",
                             "the graph's replay against an eager forward");
-    return got;
   }
 
   Config c_;
@@ -233,6 +266,9 @@ class ResNetInfer final : public TorchCase {
   double first_forward_ms_ = 0, logits_error_ = 0, graph_error_ = 0;
   TorchGraph graph_;
   torch::Tensor graph_logits_;  // the graph's output, rewritten by each replay
+  torch::Tensor logits_;        // the timed call's
+  torch::Tensor reference_;     // made before a fault was armed, until it is disarmed
+  int fault_ = 0, planted_ = 0;
 };
 
 void add_infer_family(const std::string& name, std::vector<Precision> precisions,

@@ -33,6 +33,7 @@
 
 #include "benchmarks/models/resnet50.h"
 #include "fixtures/cubench_torch.h"
+#include "fixtures/libraries/torch/timed_step.h"
 
 namespace cubench {
 namespace {
@@ -174,6 +175,15 @@ class TrainStep {
                                   std::to_string(scaler_.scale_value()) + ")",
                               "the loss scaler's skips");
     }
+  }
+
+  // Before the timed step: the parameters kept, the gradients poisoned (timed_step.h).
+  void before_timed_step() { witness_.before_step(model_->parameters()); }
+  // After it: every gradient written, every parameter moved (amp_fp16's scaler may skip a step).
+  void require_timed_step_written() {
+    std::vector<std::pair<std::string, torch::Tensor>> named;
+    for (const auto& p : model_->named_parameters()) named.emplace_back(p.key(), p.value());
+    witness_.require_written(named, c_.precision != Precision::amp_fp16);
   }
 
   // The largest per-layer gradient error of the last checked step (a counter).
@@ -377,6 +387,7 @@ class TrainStep {
   torch::Tensor images_, labels_;
   double step_grad_error_ = 0, weight_grad_error_ = 0, weight_grad_cosine_ = 1;
   std::vector<torch::Tensor> initial_params_, initial_buffers_;  // until the first check
+  TimedStepWitness witness_;
 };
 
 class ResNetTrain final : public TorchCase {
@@ -404,7 +415,10 @@ class ResNetTrain final : public TorchCase {
       step_->step(fault_armed());
   }
 
+  void poison_outputs(Env&) override { step_->before_timed_step(); }
+
   void check(Env&) override {
+    step_->require_timed_step_written();
     std::function<torch::Tensor()> one_step = [this] { return step_->step(fault_armed()); };
     if (graph_)
       one_step = [this] {

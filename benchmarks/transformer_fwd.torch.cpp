@@ -12,7 +12,7 @@
 // when the peaks restarted, time per forward. An out-of-memory batch is a skipped
 // benchmark saying how much it asked for; the run goes on.
 // cpu/transformer_fwd/<mode>/<attention>/2/16: the same model on the CPU with 16-token sequences.
-// Check, on the first two sequences, against a float64 copy of the module (its own attention),
+// Check, on the batch's first and last sequences, against a float64 copy of the module (its own attention),
 // the model under test on its own attention path in fp32, TF32 off, both in eval mode. Inference:
 // the output of the run before the check (the first call) is what is checked, its first two
 // sequences kept by that run. Train: dropout is on in run(), and its masks cannot be reproduced
@@ -97,17 +97,29 @@ class Transformer final : public TorchCase {
       torch::Tensor out = apply(input_, input_);
       // The run the check reads (the first call's): its first sequences kept, a copy of their
       // own, so no timed run keeps the output alive past its end (that would be in its peak).
-      if (keep_output_) kept_ = out.narrow(1, 0, checked_sequences()).clone();
+      if (keep_output_) kept_ = out.index_select(1, checked_sequences());
     }
   }
 
   // Train mode: the gradient of kFaultParameter negated after the checked backward; inference: a
   // run kept for the check, then one element of its output (the largest in magnitude of its
   // first 256) 10% off.
-  std::string arm_fault(Env& env) override {
+  // Inference: the next run keeps its output for the check, over a poisoned copy; train: every
+  // gradient poisoned, so a timed backward that writes none leaves NaN (zero_grad drops them, and
+  // backward writes them anew).
+  void poison_outputs(Env&) override {
     if (!train_) {
       keep_output_ = true;
-      timed_run(env);
+      poison(kept_);
+      return;
+    }
+    for (auto& p : model_->parameters())
+      if (p.grad().defined()) poison(p.mutable_grad());
+  }
+
+  std::string arm_fault(Env& env) override {
+    if (!train_) {
+      run_again(env);
       torch::NoGradGuard no_grad;
       auto flat = kept_.view(-1);
       const int64_t at =
@@ -116,15 +128,24 @@ class Transformer final : public TorchCase {
       return "the largest of the first 256 output elements of the run the check reads made 10% "
              "larger";
     }
+    run_again(env);  // a timed step, whose gradients the check requires written
     return std::string("the gradient of ") + kFaultParameter +
            " negated after the checked backward";
   }
 
   void check(Env&) override {
+    // Train: the timed backward wrote every gradient (its values, with run()'s dropout, cannot be
+    // reproduced: they are judged on a step of the check's own, dropout off, below).
+    if (train_)
+      for (const auto& p : model_->named_parameters())
+        if (!p.value().grad().defined() || !torch::isfinite(p.value().grad()).all().item<bool>())
+          throw ValidationError("the timed backward left " + p.key() +
+                                    "'s gradient unwritten or not finite",
+                                "every gradient written by the timed backward");
     torch::AutoGradMode grad_mode(train_);  // inference: no graph
     model_->eval();                         // dropout off: its masks cannot be reproduced
     model_->zero_grad(/*set_to_none=*/true);
-    auto slice = input_.narrow(1, 0, checked_sequences()).contiguous();
+    auto slice = input_.index_select(1, checked_sequences()).contiguous();
     auto slice64 = slice.to(torch::kDouble);
     torch::nn::Transformer reference{nullptr};
     {
@@ -134,10 +155,12 @@ class Transformer final : public TorchCase {
     }
     reference->eval();
     // Inference: the output of the run before this check (the first call), its first sequences;
-    // train, or a check after runs that kept nothing: a forward of its own, in eval mode (train:
-    // for the gradients below; run()'s dropout cannot be reproduced).
+    // train: a forward of its own, in eval mode, for the gradients below (run()'s dropout cannot
+    // be reproduced).
     torch::Tensor got;
-    if (!train_ && kept_.defined()) {
+    if (!train_) {
+      if (!kept_.defined())
+        throw ValidationError("no output of a timed run was kept for the check", kOutputCheck);
       got = std::exchange(kept_, torch::Tensor());
     } else {
       got = apply(slice, slice);
@@ -177,8 +200,13 @@ class Transformer final : public TorchCase {
                                          : model_->forward(src, tgt);
   }
 
-  // The sequences the check compares with float64 (the reference model costs 12 x the fp32's).
-  int64_t checked_sequences() const { return std::min<int64_t>(2, input_.size(1)); }
+  // The sequences the check compares with float64 (the reference model costs 12 x the fp32's):
+  // the batch's first and last.
+  torch::Tensor checked_sequences() const {
+    std::vector<int64_t> at = {0};
+    if (input_.size(1) > 1) at.push_back(input_.size(1) - 1);
+    return torch::tensor(at, torch::kLong).to(input_.device());
+  }
 
   // Backward of one loss through both models, then every parameter's gradient against the
   // float64 copy's. The loss weights the output with fixed random numbers: the output's plain

@@ -57,6 +57,8 @@ class DdimGuidedScheduler {
   // Checks' own tests only: a_prev taken at the step's own timestep (an off-by-one in the
   // scheduler's index), in the device tables; false puts them back.
   void misalign_alpha_prev(bool misaligned);
+  // Checks' own tests only: another guidance scale (a captured graph keeps the one it captured).
+  void set_guidance(double guidance) { guidance_ = guidance; }
 
  private:
   DdimConfig config_;
