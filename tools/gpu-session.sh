@@ -14,10 +14,11 @@
 #   cubench NAME REPETITIONS MIN_TIME FILTER   --benchmark_filter, Google Benchmark's loop
 #   torch NAME REPETITIONS MIN_TIME FILTER     tools/torch_reference.py --filter
 #   ctest NAME                          the whole ctest again: NAME.log, its wall time said
-#   checks-largest NAME                 every family's check test (ctest -R ^Check/) with each
-#                                       variant at its largest default size (full-suite size
-#                                       where the default has none: CUBENCH_TEST_SIZE=largest,
-#                                       tests/smallest_cases.h), one test at a time
+#   checks-largest NAME [REGEX]         every family's check test (ctest -R ^Check/, or those
+#                                       REGEX names among them) with each variant at its largest
+#                                       default size (full-suite size where the default has none:
+#                                       CUBENCH_TEST_SIZE=largest, tests/smallest_cases.h), one
+#                                       test at a time, every fault of each
 #   needs NAME                          what every configuration of the full suite declares it
 #                                       needs (--cubench_list=needs): NAME.txt, tab-separated
 #   adaptive NAME FLAGS...              `cubench FLAGS` as the default run samples (the stopping
@@ -208,7 +209,10 @@ run_line() {  # kind name reps min_time filter
     ctest) ctest_again "$name"; return ;;
     checks-largest)  # every family's check and planted fault at its largest default size, one
       # test at a time: side by side, the largest configurations share (and run out of) the GPU
-      CUBENCH_TEST_SIZE=largest ctest_again "$name" -R '^Check/' -j 1; return ;;
+      CUBENCH_TEST_SIZE=largest ctest_again "$name" -R "^Check/${reps:+.*(${reps})}" -j 1 -V
+      grep -E "^[0-9]+: \[ (CAUGHT|SECONDS|LEFT OUT|FIGURES) \]" "$OUT/$name.log" | cut -c1-300 |
+        tail -"${SHOW:-40}"
+      return ;;
     needs)
       build/cuda-13.0/cubench --cubench_list=needs --cubench_suite=full >"$OUT/$name.txt" 2>&1
       echo "$name: exit $?, $(($(wc -l <"$OUT/$name.txt") - 1)) configurations"
