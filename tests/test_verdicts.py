@@ -281,6 +281,50 @@ class ReportFirstLines(unittest.TestCase):
         self.assertIn(counted.split(": ", 1)[1].split(" (")[0], page)
 
 
+class RecommendationNeedsMoreThanNoise(unittest.TestCase):
+    """The page picks a build only on calls beyond what the rule calls between two runs of one
+    build, and not on rows that changed with the clock alone; with three builds each is judged
+    against the one before it too."""
+
+    def page(self, *specs):
+        with tempfile.TemporaryDirectory() as d:
+            r = tool("report.py", "--out", os.path.join(d, "r"), *specs)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "r.md")) as f:
+                return [l for l in f.read().split("\n\n") if l.strip()]
+
+    def test_the_h100_aa_page_picks_nothing(self):
+        blocks = self.page("a=" + os.path.join(TOOLKITS, "verdict-cuda-13.0.json"),
+                           "b=" + os.path.join(TOOLKITS, "verdict-cuda-13.0-aa.json"))
+        self.assertIn("slower in 1 (gemm_autotune/fp8/4096/4096/4096: 1.02x)", blocks[1])
+        # its one call's cycles did not change: the clock, not the build
+        self.assertEqual(blocks[2], "No pick between b and a: every row called changed with the SM clock only "
+                                    "(1), not the work.")
+
+    def test_calls_within_the_false_positive_rate_pick_nothing(self):
+        self.assertEqual([verdicts.noise_calls(n) for n in (4, 24, 78, 200)], [0, 1, 3, 5])
+        j = lambda word, cycles: type("J", (), {"verdict": verdicts.Verdict(0.3 if word == verdicts.SLOWER else -0.3, word),
+                                                "cycles_change": cycles})()
+        rows = {f"r{k}": j(verdicts.SAME, 0.0) for k in range(76)}
+        rows.update(x=j(verdicts.FASTER, -0.3), y=j(verdicts.SLOWER, 0.3))
+        line = report_module().recommendation("b", "a", rows, 0.02)
+        self.assertTrue(line.startswith("No pick between b and a: 2 of 78 rows called, no more than the rule "
+                                        "calls between two runs of one build (3 of 78 at 1 in 80)"), line)
+        rows.update({f"f{k}": j(verdicts.FASTER, -0.3) for k in range(3)})
+        self.assertTrue(report_module().recommendation("b", "a", rows, 0.02).startswith("Pick b over a unless"))
+
+    def test_three_builds_each_against_the_one_before(self):
+        blocks = self.page(*(f"{v}=" + os.path.join(TOOLKITS, f"verdict-cuda-{v}.json") for v in ("11.8", "12.4", "13.0")))
+        self.assertTrue(blocks[5].startswith("**13.0** against 12.4: faster in 32 of 78 rows"), blocks[5])
+        self.assertTrue(blocks[6].startswith("Pick 13.0 over 12.4 unless your workload is among its slower rows"),
+                        blocks[6])
+
+
+def report_module():
+    from cubench_tools import report
+    return report
+
+
 class HistoryGate(unittest.TestCase):
     def history(self, d, *files):
         db = os.path.join(d, "h.sqlite")

@@ -17,9 +17,12 @@ file is the base: every other build is judged against it, row by row, by tools/c
 (tools/cubench_tools/verdicts.py: a U test over processes where both files are merged from
 several; else the one-process rule, which calls no change under 10%; the options are compare's).
 The page holds:
-  - first, per other build, its rows counted against the base ("13.0 against 11.8: faster in 42
-    of 78 rows (1.02-5.89x), slower in 1 (...), the same in 32, too noisy to tell in 3") and one
-    recommendation with its reason (pick it, keep the base, or either), then each family's
+  - first, per other build, its rows counted against the base ("13.0 against 11.8: faster in 43
+    of 78 rows (1.02-5.89x), slower in 1 (...), the same in 31, too noisy to tell in 3") and one
+    recommendation with its reason (pick it, keep the base, either, or no pick: a pick needs
+    faster or slower rows whose cycles changed too, more of them than the rule's false-positive
+    rate makes likely among that many rows); with three builds or more, each build against the
+    one before it as well; then each family's
     sentence (a family is mixed only where its called rows split past a quarter) and how to read
     the page;
   - per family, its verdict in one sentence made from its rows ("13.0 is 2.1-3.3x faster than
@@ -452,16 +455,53 @@ def judged_rows(comparison, i):
     return [(n, c.judgements[(n, i)].verdict) for n in c.names if (n, i) in c.judgements]
 
 
-def recommendation(label, base_label, judged):
-    """One line: which build to pick for these rows, and why."""
+def step_judgements(comparison, j, i):
+    """{row: Judgement} of build i against build j (the one before it), every row both timed:
+    the question of a user who has j and considers i."""
+    c, base, other = comparison, comparison.builds[j], comparison.builds[i]
+    out = {}
+    for n in c.names:
+        b, r = base.results.get(n), other.results.get(n)
+        if timed(b) and timed(r):
+            out[n] = Judgement(b, r, c.args, base.processes(), other.processes())
+    return out
+
+
+def the_work_changed(judgement, min_effect):
+    """Whether a faster or slower row's cycles (time x SM clock) moved too: a row whose cycles
+    changed under min_effect ran faster or slower because its clock did, and says nothing of the
+    build. A row without clocks is taken at its word."""
+    return not abs(judgement.cycles_change) < min_effect  # NaN: not known, so it counts
+
+
+def recommendation(label, base_label, judgements, min_effect):
+    """One line: which build to pick for these rows, and why. judgements: {row: Judgement}. A pick
+    needs more than noise: faster or slower rows whose cycles changed as well (not the clock), and
+    more of them than the rule's false-positive rate makes likely among that many rows."""
+    judged = [(n, j.verdict) for n, j in judgements.items()]
     c = verdicts.counts(judged)
-    faster, slower, noisy = c[FASTER], c[SLOWER], c[TOO_NOISY]
     if not judged:
         return f"No recommendation for {label}: no row both builds timed."
+    work = {n for n, j in judgements.items() if j.verdict.called and the_work_changed(j, min_effect)}
+    clock = len(c[FASTER]) + len(c[SLOWER]) - len(work)
+    faster = [(n, v) for n, v in c[FASTER] if n in work]
+    slower = [(n, v) for n, v in c[SLOWER] if n in work]
+    noisy = c[TOO_NOISY]
+    clock_words = (f"; {clock} more changed with the SM clock only (their cycles did not)"
+                   if clock else "")
+    allowed = verdicts.noise_calls(len(judged))
+    if faster or slower:
+        if len(faster) + len(slower) <= allowed:
+            return (f"No pick between {label} and {base_label}: {len(faster) + len(slower)} of "
+                    f"{rows_word(len(judged))} called, no more than the rule calls between two "
+                    f"runs of one build ({allowed} of {len(judged)} at 1 in "
+                    f"{1 / verdicts.FALSE_POSITIVE_RATE:.0f}){clock_words}.")
     if faster and not slower:
-        return f"Pick {label} over {base_label}: faster in {rows_word(len(faster))} and slower in none."
+        return (f"Pick {label} over {base_label}: faster in {rows_word(len(faster))} and slower in "
+                f"none{clock_words}.")
     if slower and not faster:
-        return f"Keep {base_label}: {label} is slower in {rows_word(len(slower))} and faster in none."
+        return (f"Keep {base_label}: {label} is slower in {rows_word(len(slower))} and faster in "
+                f"none{clock_words}.")
     if faster and slower:
         gain = statistics.geometric_mean([v.speedup for _, v in faster + slower])
         worst = ", ".join(row_title(n) for n, _ in sorted(slower, key=lambda x: x[1].speedup)[:3])
@@ -469,10 +509,13 @@ def recommendation(label, base_label, judged):
         if gain >= 1:
             return (f"Pick {label} over {base_label} unless your workload is among its slower rows "
                     f"({worst}{more}): across the {len(faster) + len(slower)} rows that changed it is "
-                    f"{gain:.3g}x faster (geometric mean).")
+                    f"{gain:.3g}x faster (geometric mean){clock_words}.")
         return (f"Keep {base_label} unless your workload is among {label}'s faster rows: across the "
                 f"{len(faster) + len(slower)} rows that changed {label} is {1 / gain:.3g}x slower "
-                "(geometric mean).")
+                f"(geometric mean){clock_words}.")
+    if clock:
+        return (f"No pick between {label} and {base_label}: every row called changed with the SM "
+                f"clock only ({clock}), not the work.")
     if noisy:
         return (f"No reason to switch to {label} that these files can show: {len(noisy)} of "
                 f"{len(judged)} rows are too noisy to tell; run more processes per build "
@@ -482,7 +525,8 @@ def recommendation(label, base_label, judged):
 
 def overall_blocks(comparison):
     """The page's first words: per other build, its rows against the base counted (the rule every
-    tool uses), then one recommendation line with its reason."""
+    tool uses), then one recommendation line with its reason; with three builds or more, each
+    build against the one before it as well (the upgrade a user of that one weighs)."""
     c = comparison
     blocks = []
     for i, b in enumerate(c.others, 1):
@@ -492,7 +536,16 @@ def overall_blocks(comparison):
         not_compared = [f for f, st in standings(c)[b.label].items() if st is None]
         tail = f"; not compared: {', '.join(not_compared)}." if not_compared else "."
         blocks.append(Paragraph([Strong(b.label), line[len(b.label):] + tail]))
-        blocks.append(Paragraph(recommendation(b.label, c.base.label, judged)))
+        judgements = {n: c.judgements[(n, i)] for n in c.names if (n, i) in c.judgements}
+        blocks.append(Paragraph(recommendation(b.label, c.base.label, judgements, c.args.min_effect)))
+    for i in range(2, len(c.builds)):
+        before, b = c.builds[i - 1], c.builds[i]
+        step = step_judgements(c, i - 1, i)
+        judged = [(n, j.verdict) for n, j in step.items()]
+        line = verdicts.summary(b.label, before.label, judged) if judged else \
+            f"{b.label} against {before.label}: no row both timed"
+        blocks.append(Paragraph([Strong(b.label), line[len(b.label):] + "."]))
+        blocks.append(Paragraph(recommendation(b.label, before.label, step, c.args.min_effect)))
     return blocks
 
 

@@ -65,6 +65,12 @@ NOISE_MULTIPLE = 2.0
 # 1.31x, an autotuned GEMM of 0.3% 1.20x. 0.15 calls none of them (0.10 calls 3 of 4,298 rows),
 # and still 92% or more of CUDA 11.8 against 13.0's rows 20%+ apart (0.25 would miss 16%).
 PER_PROCESS_SPREAD = 0.15
+# The share of an A/A's rows the rule may call faster or slower (docs/results/verdict-bars.py holds
+# it there on every committed A/A): a page reads fewer calls than this rate makes likely among its
+# rows as noise, never as a reason to pick a build.
+FALSE_POSITIVE_RATE = 1 / 80
+# How unlikely, under FALSE_POSITIVE_RATE, a count of calls must be to count as more than noise.
+NOISE_LEVEL = 0.05
 # A row whose GPU was busy under this share of its sampling waits on the host.
 HOST_PACED_UTIL_PCT = 90.0
 UTIL_COUNTER = "gpu_util_pct"
@@ -261,6 +267,16 @@ def judge(base, other, base_processes=1, other_processes=1, alpha=DEFAULT_ALPHA,
     if several:
         return _processes(base, other, alpha, min_effect, no_utest)
     return _one_process(base, other, min_effect)
+
+
+def noise_calls(rows):
+    """The most faster-or-slower calls that FALSE_POSITIVE_RATE makes unsurprising among rows
+    judged (more than NOISE_LEVEL likely, binomially): 3 of 78 rows, 0 of 4."""
+    from scipy.stats import binom
+    k = 0
+    while binom.sf(k, rows, FALSE_POSITIVE_RATE) >= NOISE_LEVEL:  # P(calls > k)
+        k += 1
+    return k
 
 
 def rule_text(rule, alpha=DEFAULT_ALPHA, min_effect=DEFAULT_MIN_EFFECT):
