@@ -339,6 +339,25 @@ class HistoryGate(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("0 row(s) slower", r.stdout)
 
+    def test_the_committed_one_process_aas_pass_the_gate(self):
+        """docs/history.md: two one-process runs of one build pass the gate; on the H100's two
+        default runs (an 8 B all-reduce 1.52x apart) and the H200's two aa-second processes
+        (gesvd fp32 1024 1.2x apart), each in date order."""
+        import tarfile
+        with tempfile.TemporaryDirectory() as d:
+            with tarfile.open(os.path.join(ROOT, "docs", "results", "h200", "aa",
+                                           "across-the-restructuring.tgz")) as t:
+                t.extractall(d, members=[m for m in t.getmembers() if m.name.startswith("aa-second")])
+            pairs = [(os.path.join(HERE, "data", "one-process-a.json"), os.path.join(HERE, "data", "one-process-b.json")),
+                     (os.path.join(d, "aa-second.process-1.json"), os.path.join(d, "aa-second.process-2.json"))]
+            for k, (first, second) in enumerate(pairs):
+                db = os.path.join(d, f"h{k}.sqlite")
+                self.assertEqual(tool("history.py", "add", "--db", db, first, second).returncode, 0)
+                newest = sqlite3.connect(db).execute("SELECT max(date) FROM runs").fetchone()[0]
+                r = tool("history.py", "regressions", "--db", db, "--since", newest)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertIn("0 row(s) slower", r.stdout)
+
     def test_the_first_gemm_slowdown_is_flagged(self):
         with tempfile.TemporaryDirectory() as d:
             db = self.history(d, os.path.join(TOOLKITS, "verdict-cuda-11.8.json"),
