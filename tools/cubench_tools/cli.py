@@ -145,7 +145,9 @@ def write_file(path, text, what="output"):
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
-    except OSError as e:
+    except BaseException as e:  # an OSError, or a signal mid-write: no half-written file stays
         if os.path.exists(tmp):
             os.remove(tmp)
-        raise InputError(f"{what} {path}: cannot write: {e.strerror}")
+        if isinstance(e, OSError):
+            raise InputError(f"{what} {path}: cannot write: {e.strerror}")
+        raise
