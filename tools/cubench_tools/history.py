@@ -151,9 +151,7 @@ def changes_of(series, min_effect):
 
 def trend_charts(out_dir, series, changes, prefix=""):
     """A chart per family of each row's time across the runs, its change points dotted: the paths."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = cli.pyplot()
     families = {}
     for name in series:
         family = series[name][-1]["family"] or results.family_and_axes(name)[0]
