@@ -307,7 +307,7 @@ class PageOrder(Rendered):
         at = [self.md.index(text) for text in (self.FIRST[3], "## Verdicts", "- **gemm**: ",
                                                "## How to read this page", "## Rows", "| row |")]
         self.assertEqual(at, sorted(at))
-        reading = self.md.split("## How to read this page\n\n")[1].split("\n\n## ")[0]
+        reading = self.md.split("## How to read this page\n\n")[1].split("\n\n</details>")[0]
         self.assertLess(len(reading.splitlines()), 5, reading)  # short
         self.assertIn("- faster / slower: processes as samples: U test p < 0.05 and a median change of at least "
                       "2%; too noisy to tell: ", reading)
@@ -686,7 +686,7 @@ class HtmlPage(Rendered):
     def test_self_contained(self):
         parser = TagBalance()
         parser.feed(self.html)
-        self.assertEqual(len(parser.images), 4)  # gemm, svd, sigmoid, startup/cuda
+        self.assertEqual(len(parser.images), 5)  # every row's speed-up; gemm, svd, sigmoid, startup/cuda
         for image in parser.images:
             self.assertTrue(image["src"].startswith("data:image/png;base64,"), image["src"][:40])
             png = base64.b64decode(image["src"].split(",", 1)[1])
@@ -694,6 +694,20 @@ class HtmlPage(Rendered):
         for outside in ("<link", "<script", "href=", "url(", "@import", "http://", "https://"):
             self.assertNotIn(outside, self.html)
         self.assertIn("<style>", self.html)
+
+    def test_the_answer_first_the_rest_folded(self):
+        """The first screen: each build counted, its pick, one chart of every row; then the
+        families' sentences; every other section folded under a summary."""
+        body = self.html.split("<body>")[1]
+        first_fold = body.index("<details>")
+        for text in ("against 11.8: faster in", "every row&#x27;s speed-up against the base", "<h2>Verdicts</h2>"):
+            self.assertLess(body.index(text), first_fold, text)
+        after = body[body.index("</ul>", body.index("<h2>Verdicts</h2>")):]
+        self.assertEqual(re.sub(r"<details>.*?</details>", "", after, flags=re.S).split(),
+                         ["</ul>", "</body>", "</html>"])  # nothing unfolded after the sentences
+        for summary in ("How to read this page", "Rows: each family", "The GPU&#x27;s conditions",
+                        "Kernels that changed", "Commands"):
+            self.assertIn(f"<details><summary>{summary}", body)
 
     def test_holds_what_the_markdown_holds(self):
         for text in ("Not built, not run", "The GPU&#x27;s conditions", "Kernels that changed",
@@ -704,8 +718,9 @@ class HtmlPage(Rendered):
 
     def test_markdown_charts_lie_beside_it(self):
         links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", self.md)
-        self.assertEqual(sorted(links), ["report-charts/gemm.png", "report-charts/sigmoid.png",
-                                         "report-charts/startup_cuda.png", "report-charts/svd.png"])
+        self.assertEqual(sorted(links), ["report-charts/every-row.png", "report-charts/gemm.png",
+                                         "report-charts/sigmoid.png", "report-charts/startup_cuda.png",
+                                         "report-charts/svd.png"])
         for link in links:
             self.assertTrue(os.path.isfile(os.path.join(self.dir.name, link)), link)
         self.assertIn("Not drawn: allreduce: left out 2 one-GPU benchmark(s)", self.md)
@@ -844,6 +859,60 @@ class VersionThree(unittest.TestCase):
         kernels = md.split("## Kernels that changed")[1].split("\n## ")[0]
         self.assertIn("| `gemm/bf16/1024/1024/1024` | 13.0 | faster (1.11x) |", kernels)
         self.assertNotIn("splitk", kernels)  # its label's decoy kernels differ; its kernels note does not
+
+
+class PowerOverTheLimit(unittest.TestCase):
+    """A board power reading over the card's limit is said to be an old reader's figure, not shown
+    as if measured (files from before the energy counter was read at its update boundaries)."""
+
+    def build(self, watts, limit="700"):
+        from cubench_tools import results as res
+        rows = {}
+        for k, w in enumerate(watts):
+            r = res.Result(f"gemm/r{k}/manual_time")
+            r.times, r.counters = [1.0], {"power_W": [w]}
+            rows[r.name] = r
+        return type("Build", (), {"results": rows, "context": {"gpu_power_limit_W": limit}})()
+
+    def test_969_w_on_a_700_w_card(self):
+        from cubench_tools import report
+        text = report.power_text(self.build([650.0, 969.0]))
+        self.assertEqual(text, "median 810 W, highest 969 W; 1 row(s) over the card's 700 W limit: not readings, "
+                               "figures of an old reader of the energy counter (before it was read at its "
+                               "update boundaries)")
+        self.assertEqual(report.power_text(self.build([650.0, 710.0])), "median 680 W, highest 710 W")
+        self.assertEqual(report.power_text(self.build([969.0], limit="")), "median 969 W, highest 969 W")
+
+
+class EveryRowChart(unittest.TestCase):
+    def test_log_axis_factor_ticks_and_legible_text(self):
+        from cubench_tools import ratio_chart, verdicts
+        from cubench_tools import results as res
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        drawn = {}
+        real_savefig = matplotlib.figure.Figure.savefig
+        def keep(fig, path, *a, **k):
+            drawn["fig"] = fig
+            return real_savefig(fig, path, *a, **k)
+        rows = []
+        for k, (t, word) in enumerate(((50.0, verdicts.FASTER), (100.0, verdicts.SAME), (400.0, verdicts.SLOWER))):
+            b, o = res.Result(f"svd/{k}"), res.Result(f"svd/{k}")
+            b.times, o.times = [100.0, 101.0, 99.0, 100.5], [t, t * 1.01, t * 0.99, t]
+            rows.append((b.name, 1, b, o, verdicts.Verdict(t / 100 - 1, word)))
+        with tempfile.TemporaryDirectory() as d:
+            matplotlib.figure.Figure.savefig = keep
+            try:
+                ratio_chart.draw(os.path.join(d, "every-row.png"), rows, {1: "13.0"}, {n: "svd" for n, *_ in rows})
+            finally:
+                matplotlib.figure.Figure.savefig = real_savefig
+        ax = drawn["fig"].axes[0]
+        self.assertEqual(ax.get_yscale(), "log")
+        self.assertIn("0.25x", [t.get_text() for t in ax.get_yticklabels()])
+        texts = [t for t in drawn["fig"].findobj(matplotlib.text.Text) if t.get_text()]
+        self.assertGreaterEqual(min(t.get_fontsize() for t in texts), 10)  # 10 pt at 100 dpi: 13 px
+        plt.close("all")
 
 
 class BadInput(unittest.TestCase):
