@@ -159,5 +159,97 @@ class OutputCheckWrites(InFolder):
                 self.assert_nothing_left()
 
 
+
+def variant(folder, name, change, source=os.path.join(DATA, "one-process-a.json")):
+    """A copy of a committed result file, changed by change(document), written as folder/name."""
+    import copy
+    import json
+    with open(source) as f:
+        doc = json.load(f)
+    doc = copy.deepcopy(doc)
+    change(doc)
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+class ValuesNoRunHas(InFolder):
+    """A file whose figures no run can have, or whose rows every tool would misread, is refused
+    by every tool in one line (results.read checks it once for all)."""
+
+    def first(self, **fields):
+        return lambda doc: doc["benchmarks"][0].update(fields)
+
+    def check(self, name, change, pattern):
+        bad = variant(self.dir, name, change)
+        b = os.path.join(DATA, "one-process-b.json")
+        for command in (["compare", bad, b], ["merge_processes", os.path.join(self.dir, "m.json"), bad, b],
+                        ["history", "add", "--db", os.path.join(self.dir, "h.sqlite"), bad],
+                        ["where_the_time_went", bad]):
+            with self.subTest(tool=command[0]):
+                self.assert_refused(tool(*command), pattern)
+                self.assert_nothing_left(*[f for f in os.listdir(self.dir) if f.endswith(".json")
+                                           and f != "m.json"])
+
+    def test_a_time_of_1e308(self):
+        # 309-digit cells and infinite cycles before
+        self.check("big.json", self.first(real_time=1e308), r"real_time is 1e\+308 us, over 11\.6 days")
+
+    def test_every_row_twice(self):
+        # compare said exit 0; merge counted 8 samples for 4 processes
+        self.check("twice.json", lambda doc: doc["benchmarks"].extend([dict(r) for r in doc["benchmarks"]]),
+                   r"allreduce/bf16/8/outofplace/manual_time: repetition 0 is in the file twice")
+
+    def test_a_bar_or_a_line_break_in_a_name(self):
+        for mark, label in (("|", "bar"), ("\n", "newline"), ("\t", "tab")):
+            with self.subTest(mark=label):
+                name = f"gemm/bf16{mark}x/1024/manual_time"
+                self.check(f"{label}.json", self.first(name=name, run_name=name),
+                           r"benchmark row 1: its name .* holds '\|' or a control character")
+
+    def test_a_spread_that_is_not_a_number(self):
+        self.check("nan.json", self.first(sample_cv=float("nan")),
+                   r"allreduce/bf16/8/outofplace/manual_time: sample_cv is nan, not a finite share")
+
+    def test_a_negative_clock(self):
+        self.check("clock.json", self.first(sm_clock_MHz=-1980.0),
+                   r"allreduce/bf16/8/outofplace/manual_time: sm_clock_MHz is -1980.0, not a clock above 0 MHz")
+
+
+class AnotherProjectsFile(InFolder):
+    def test_where_the_time_went_says_it_is_not_cubench_s(self):
+        def foreign(doc):
+            doc["context"] = {"date": "2026-01-01T00:00:00+00:00", "executable": "./bm_strings"}
+            doc["benchmarks"] = [{"name": "BM_StringCopy/8", "run_name": "BM_StringCopy/8", "run_type": "iteration",
+                                  "repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 1000,
+                                  "real_time": 12.5, "cpu_time": 12.4, "time_unit": "ns"}]
+        path = variant(self.dir, "strings.json", foreign)
+        r = tool("where_the_time_went", path)
+        self.assert_refused(r, r"strings.json: a Google Benchmark file, but not cubench's \(no cubench_schema, "
+                               r"no row with cubench's samples, sample_cv or a part of its time, executable \"./bm_strings\"\)")
+        self.assertNotIn("older", r.stderr)
+        # an older cubench's file (no schema, its rows' counters) is still read
+        self.assertEqual(tool("where_the_time_went", os.path.join(DATA, "older-cubench.json")).returncode, 0)
+
+
+class PlotAsAnotherUser(InFolder):
+    @unittest.skipUnless(os.getuid() == 0, "needs to become another user (nobody)")
+    def test_no_matplotlib_warning_where_the_home_is_not_writable(self):
+        os.chmod(self.dir, 0o777)
+        def nobody():
+            os.setgid(65534)
+            os.setuid(65534)
+        env = dict(os.environ, HOME="/root")  # a home nobody cannot write: matplotlib's folder
+        env.pop("MPLCONFIGDIR", None)
+        env.pop("XDG_CONFIG_HOME", None)
+        r = subprocess.run([sys.executable, os.path.join(TOOLS, "plot.py"), "--out-dir",
+                            os.path.join(self.dir, "charts"), A], capture_output=True, text=True,
+                           cwd=self.dir, env=env, preexec_fn=nobody)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("Matplotlib", r.stderr)
+        self.assertTrue(r.stderr == "" or r.stderr.startswith("tools/plot: "), r.stderr)
+        self.assertTrue(os.listdir(os.path.join(self.dir, "charts")))
+
 if __name__ == "__main__":
     unittest.main()

@@ -229,18 +229,64 @@ class Store(Folder):
         self.assertEqual(db.execute("SELECT COUNT(*) FROM runs").fetchone()[0], 6)
         self.assertEqual(db.execute("PRAGMA journal_mode").fetchone()[0], "wal")
 
-    def test_a_failed_file_leaves_what_was_added(self):
+    def test_a_refused_file_adds_nothing_and_leaves_no_new_history(self):
         good = run_file(self.dir, 0, 1.0)
         bad = os.path.join(self.dir, "bad.json")
         with open(bad, "w") as f:
             f.write("not json")
-        r = history("add", "--db", self.db, good, bad)
-        self.assertEqual(r.returncode, 2)
-        db = sqlite3.connect(self.db)
-        self.assertEqual(db.execute("SELECT COUNT(*) FROM runs").fetchone()[0], 1)
+        # every file is checked before the history is opened: none is added, none is made
+        assert_one_line_error(self, history("add", "--db", self.db, good, bad), "bad.json: not JSON")
+        self.assertFalse(os.path.exists(self.db))
+        self.assertEqual(sorted(os.listdir(self.dir)), ["bad.json", "run-00.json"])
+        # an existing history keeps what it held
+        history("add", "--db", self.db, good)
+        assert_one_line_error(self, history("add", "--db", self.db, run_file(self.dir, 1, 1.0), bad), "bad.json")
+        self.assertEqual(sqlite3.connect(self.db).execute("SELECT COUNT(*) FROM runs").fetchone()[0], 1)
+
+
+def as_nobody():
+    """Drops to user nobody in a child (the tests run as root in CI, and root reads and writes
+    any file whatever its mode)."""
+    if os.getuid() == 0:
+        os.setgid(65534)
+        os.setuid(65534)
+
+
+def history_as_nobody(*args):
+    return subprocess.run([sys.executable, os.path.join(TOOLS, "history.py"), *args],
+                          capture_output=True, text=True, preexec_fn=as_nobody)
 
 
 class BadInput(Folder):
+    def test_a_run_without_a_valid_date_is_refused(self):
+        for date in (None, "", "yesterday", "2026-13-45T10:00:00", 2026.5):
+            with self.subTest(date=date):
+                path = run_file(self.dir, 0, 1.0)
+                with open(path) as f:
+                    data = json.load(f)
+                if date is None:
+                    del data["context"]["date"]
+                else:
+                    data["context"]["date"] = date
+                with open(path, "w") as f:
+                    json.dump(data, f)
+                r = history("add", "--db", self.db, path)
+                assert_one_line_error(self, r, r"run-00.json: (no run date|context \"date\" .* is not a date)")
+                self.assertFalse(os.path.exists(self.db))
+
+    def test_a_database_it_cannot_read_or_write(self):
+        history("add", "--db", self.db, run_file(self.dir, 0, 1.0))
+        os.chmod(self.dir, 0o755)
+        os.chmod(self.db, 0o444)  # others may read it, no one may write it
+        r = history_as_nobody("add", "--db", self.db, run_file(self.dir, 1, 1.0))
+        assert_one_line_error(self, r, r"history.sqlite: cannot write (it|in its directory)")
+        self.assertNotIn("internal error", r.stderr)
+        os.chmod(self.db, 0o600 if os.getuid() == 0 else 0o000)  # root's alone (nobody reads it as nobody)
+        r = history_as_nobody("show", "--db", self.db)
+        assert_one_line_error(self, r, r"history.sqlite: cannot read it: Permission denied")
+        self.assertNotIn("SQLite database", r.stderr)
+
+
     def test_each_is_one_line_and_exit_2(self):
         foreign = os.path.join(self.dir, "foreign.sqlite")
         sqlite3.connect(foreign).execute("CREATE TABLE t (x)")

@@ -229,6 +229,12 @@ case "$1" in
     exit 0 ;;
   --build)
     echo "[1/2] Building CXX object main.o"
+    if [ -n "${FAKE_CMAKE_SLOW:-}" ]; then  # a long build: says which signal stopped it
+      sleep 60 & pid=$!
+      trap 'echo "got INT $2" >> "$FAKE_CMAKE_LOG"; kill $pid; exit 130' INT
+      trap 'echo "got TERM $2" >> "$FAKE_CMAKE_LOG"; kill $pid; exit 143' TERM
+      wait $pid
+    fi
     if [ "${FAKE_CMAKE_FAIL:-}" = "${2##*/}" ]; then
       echo "FAILED: main.o"
       echo "main.cu(3): error: identifier \\"boom\\" is undefined"
@@ -473,6 +479,45 @@ class RunMatrixWithoutAGpu(RunMatrixTest):
         r = self.run_matrix("--presets", "cuda-11.8", "--build-only", env=self.env(nvidia_smi=None))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(self.cmake_calls()), 2)
+
+class RunMatrixStops(RunMatrixTest):
+    """SIGINT (Ctrl-C) or SIGTERM to run-matrix alone, mid-build: the running cmake gets the
+    signal, no further build starts, no result file is written, and the status says which."""
+
+    def stopped_by(self, signum):
+        import signal
+        import time
+        proc = subprocess.Popen([sys.executable, os.path.join(TOOLS, "run_matrix.py"), "--out-dir",
+                                 self.out_dir, "--build-dir", self.build_dir, "--presets",
+                                 "cuda-11.8,cuda-12.4", "--processes", "2"],
+                                env=self.env(FAKE_CMAKE_SLOW="1", FAKE_RESULT=data("one-process-a.json")),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while not any(c.startswith("--build") for c in self.cmake_calls()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # the fake cmake is in its sleep, its traps set
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=30)
+        return proc.returncode, err
+
+    def check(self, signum, name, status):
+        code, err = self.stopped_by(signum)
+        self.assertEqual(code, status, err)
+        self.assertIn(f"got {name} {self.build_dir}/cuda-11.8", self.cmake_calls())  # passed on
+        self.assertFalse([c for c in self.cmake_calls() if "cuda-12.4" in c], self.cmake_calls())
+        self.assertIn(f"[run-matrix] stopped by SIG{name}: the running step was given SIG{name}; no further "
+                      "build or run was started", err)
+        self.assertNotIn("failed", err)
+        self.assertEqual(os.listdir(self.out_dir), [])  # no result, no temporary file
+
+    def test_sigint(self):
+        import signal
+        self.check(signal.SIGINT, "INT", 130)
+
+    def test_sigterm(self):
+        import signal
+        self.check(signal.SIGTERM, "TERM", 143)
+
 
 class RunMatrixBuilds(RunMatrixTest):
     def test_with_a_gpu_it_builds_then_runs_its_own_builds(self):

@@ -90,6 +90,36 @@ def run(prog, main, argv=None):
                           "not in the input: please report it with the command line", 1)
 
 
+def pyplot():
+    """matplotlib.pyplot, drawing to files (Agg), its first import kept quiet: where the user's
+    matplotlib folder (MPLCONFIGDIR, else ~/.config/matplotlib) cannot be written (a tool run as
+    another user, under a read-only home), matplotlib would print a warning as the tool's first
+    line and make a cache folder per run; a private temporary folder is given to it instead."""
+    quiet_matplotlib()
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def quiet_matplotlib():
+    """Gives matplotlib a private temporary folder where the user's cannot be written (pyplot()
+    says why); to be called before matplotlib is first imported."""
+    if "MPLCONFIGDIR" not in os.environ:
+        home = os.path.expanduser("~")
+        config = os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "matplotlib")
+        try:
+            os.makedirs(config, exist_ok=True)
+            _probe_new_file(os.path.join(config, f".cubench-probe{os.getpid()}"))
+        except OSError:
+            import atexit
+            import shutil
+            import tempfile
+            private = tempfile.mkdtemp(prefix="cubench-matplotlib-")
+            atexit.register(shutil.rmtree, private, True)
+            os.environ["MPLCONFIGDIR"] = private
+
+
 def output_dir(path, option="--out-dir"):
     """Creates the directory path (and its parents) or says in one line why it cannot be."""
     if os.path.exists(path) and not os.path.isdir(path):
@@ -145,7 +175,9 @@ def write_file(path, text, what="output"):
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
-    except OSError as e:
+    except BaseException as e:  # an OSError, or a signal mid-write: no half-written file stays
         if os.path.exists(tmp):
             os.remove(tmp)
-        raise InputError(f"{what} {path}: cannot write: {e.strerror}")
+        if isinstance(e, OSError):
+            raise InputError(f"{what} {path}: cannot write: {e.strerror}")
+        raise

@@ -19,9 +19,12 @@ row's figures across runs, the change points found in them and what differed the
       run of cubench REVISION is slower than the row's last run before it (or, where no run is
       before it, than its first run since), by the rule tools/compare uses
       (tools/cubench_tools/verdicts.py: a U test over processes where both runs are merged files
-      of several processes, else the one-process rule, which calls no change under 10%): each
+      of several processes, else the one-process rule, which calls no change under 10%, nor under
+      1.27x in a row host-paced or autotuned): each
       with what differed between the two runs. Exit status 1 when there is any (a CI gate), 0
       when there is none: two one-process runs of one build pass it, as they pass compare.
+      A file without a valid run date (context "date", ISO 8601) is refused: runs are ordered
+      by it. Every file is checked before any is added.
 
 `show` marks, per run, the verdict against the row's run before it (the same rule) beside the
 change points. How a change point is found (change_points.py): a step fit over the runs, as asv's, its penalty
@@ -33,6 +36,7 @@ import datetime
 import math
 import os
 import re
+import sqlite3
 import statistics
 import sys
 
@@ -85,13 +89,22 @@ def _arguments(argv):
 
 
 def add(args):
+    # Every file is read and checked before the history is opened: a refused file (not a result
+    # file, no valid date) leaves no database behind, nor half of a list of files added.
+    checked = [history_store.read_file(path) for path in args.files]
     if args.db == DEFAULT_DB:  # the default's folder is made; a named one must exist
         os.makedirs(os.path.dirname(args.db), exist_ok=True)
-    db = history_store.connect(args.db)
-    for path in args.files:
-        rows, why = history_store.add_file(db, path)
-        print(f"{path}: {why}" if rows == 0 and why else
-              f"{path}: {rows} rows added" + (f" ({why})" if why else ""))
+    made = not os.path.exists(args.db)
+    try:
+        db = history_store.connect(args.db)
+        for path, read in zip(args.files, checked):
+            rows, why = history_store.add_file(db, path, read)
+            print(f"{path}: {why}" if rows == 0 and why else
+                  f"{path}: {rows} rows added" + (f" ({why})" if why else ""))
+    except BaseException:
+        if made:  # a history this command made and then added nothing to is not left behind
+            history_store.remove_if_empty(args.db)
+        raise
     return 0
 
 
@@ -102,6 +115,9 @@ class StoredRow:
     def __init__(self, point):
         self.times = list(point["times"])
         self.counters = point["counters"]
+        # what the row's label said (its notes: queued, how sampling stopped, autotuned), which
+        # the rule reads to know whether a row's time depends on what its process drew
+        self.notes = point.get("notes", [])
 
     def median_time(self):
         return statistics.median(self.times)
@@ -135,9 +151,7 @@ def changes_of(series, min_effect):
 
 def trend_charts(out_dir, series, changes, prefix=""):
     """A chart per family of each row's time across the runs, its change points dotted: the paths."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = cli.pyplot()
     families = {}
     for name in series:
         family = series[name][-1]["family"] or results.family_and_axes(name)[0]
@@ -259,5 +273,8 @@ def regressions(args):
 
 def main(argv):
     args = _arguments(argv)
-    return {"add": add, "show": show, "regressions": regressions}[args.command](args)
+    try:
+        return {"add": add, "show": show, "regressions": regressions}[args.command](args)
+    except sqlite3.OperationalError as e:  # the file changed under us: read-only, locked, gone
+        raise InputError(f"{args.db}: SQLite cannot use it ({e})")
 

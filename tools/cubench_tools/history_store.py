@@ -13,6 +13,7 @@ line, exit 2). The schema has a version (table `meta`), and `upgrade` brings an 
 current version in place.
 """
 import contextlib
+import datetime
 import hashlib
 import json
 import math
@@ -132,6 +133,42 @@ def _when_unlocked(step):
             time.sleep(0.05)
 
 
+def _check_access(path, create):
+    """InputError, in words, where the file (or, to add, its folder: SQLite writes its journal
+    beside it) cannot be read or written: SQLite itself would say "not a database" or "attempt to
+    write a readonly database" halfway through."""
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.exists(path):
+        try:
+            os.close(os.open(path, os.O_RDWR if create else os.O_RDONLY))
+        except OSError as e:
+            doing = "cannot write it (tools/history add writes the history)" if create else "cannot read it"
+            raise InputError(f"{path}: {doing}: {e.strerror}")
+    if create:
+        try:  # the journal and write-ahead log go beside the database
+            probe = os.path.join(parent, f".cubench-history-probe{os.getpid()}")
+            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            os.remove(probe)
+        except OSError as e:
+            raise InputError(f"{path}: cannot write in its directory {parent} (SQLite keeps its "
+                             f"journal there): {e.strerror}")
+
+
+def remove_if_empty(path):
+    """Removes a history that holds no run (made by a command that then failed), with SQLite's
+    files beside it."""
+    try:
+        db = sqlite3.connect(path)
+        runs = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        db.close()
+    except sqlite3.DatabaseError:
+        runs = 0
+    if runs == 0:
+        for leftover in (path, path + "-wal", path + "-shm", path + "-journal"):
+            with contextlib.suppress(OSError):
+                os.remove(leftover)
+
+
 def connect(path, create=True):
     """The history at path, at the current schema version (created or upgraded as needed)."""
     if not create and not os.path.exists(path):
@@ -141,6 +178,7 @@ def connect(path, create=True):
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise InputError(f"{path}: its directory {parent} does not exist")
+    _check_access(path, create)
     try:
         db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -191,17 +229,40 @@ def _row_record(result, row):
                 times=json.dumps(times) if times else None)
 
 
-def add_file(db, path):
-    """Adds one result file in one transaction; returns (rows added, "" or why it is partial);
-    (0, "already in the history") for a file added before."""
+def run_date(path, context):
+    """The run's date (context "date", as Google Benchmark writes it: ISO 8601), which orders the
+    history's runs; InputError where it is missing or not a date: such a run would sort as the
+    newest (or the oldest) and make every gate compare the wrong runs."""
+    date = context.get("date")
+    if not isinstance(date, str) or not date.strip():
+        raise InputError(f"{path}: no run date (context \"date\"); the history orders runs by it")
+    try:
+        datetime.datetime.fromisoformat(date)
+    except ValueError:
+        raise InputError(f"{path}: context \"date\" {json.dumps(date[:40])} is not a date (ISO 8601, "
+                         "e.g. 2026-12-01T09:30:00+00:00); the history orders runs by it")
+    return date
+
+
+def read_file(path):
+    """(raw bytes, data, context, {name: Result}) of a result file to add, checked whole before
+    anything is written: InputError (one line) for a file the history cannot take."""
     try:
         with open(path, "rb") as f:
             raw = f.read()
     except OSError as e:
         raise InputError(f"{path}: {e.strerror}")
-    sha = hashlib.sha256(raw).hexdigest()
     data = results.read(path)  # a file cut mid-write: its complete rows, and results' warning
     context, by_name = results.load(path)
+    run_date(path, context)
+    return raw, data, context, by_name
+
+
+def add_file(db, path, checked=None):
+    """Adds one result file in one transaction; returns (rows added, "" or why it is partial);
+    (0, "already in the history") for a file added before. checked: read_file(path)'s answer."""
+    raw, data, context, by_name = checked or read_file(path)
+    sha = hashlib.sha256(raw).hexdigest()
     partial = ""
     try:
         json.loads(raw)
@@ -244,13 +305,14 @@ def series(db, name_filter=None, gpu=None):
     its run's fields; only measured rows; `name_filter` a compiled regex, `gpu` a substring of the
     GPU's name."""
     query = ("SELECT r.name, r.median_us, r.spread, r.samples, r.sm_clock_MHz, r.power_capped_pct, "
-             "r.kernels, r.family, runs.id, runs.date, runs.fields, runs.path, r.counters, r.times "
+             "r.kernels, r.family, runs.id, runs.date, runs.fields, runs.path, r.counters, r.times, "
+             "r.label "
              "FROM rows r JOIN runs "
              "ON r.run = runs.id WHERE r.status = 'measured' AND r.median_us IS NOT NULL "
              "ORDER BY runs.date, runs.id")
     out = {}
     for (name, median, spread, samples, clock, capped, kernels, family, run, date, fields,
-         path, counters, times) in db.execute(query):
+         path, counters, times, label) in db.execute(query):
         fields = json.loads(fields)
         if name_filter and not name_filter.search(name):
             continue
@@ -259,5 +321,6 @@ def series(db, name_filter=None, gpu=None):
         out.setdefault(name, []).append(dict(
             median_us=median, spread=spread, samples=samples, sm_clock_MHz=clock,
             power_capped_pct=capped, kernels=kernels, family=family, run=run, date=date, fields=fields,
-            path=path, counters=json.loads(counters), times=json.loads(times) if times else [median]))
+            path=path, counters=json.loads(counters), times=json.loads(times) if times else [median],
+            notes=results.notes_of_label(label or "")))
     return out

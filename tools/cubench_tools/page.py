@@ -61,6 +61,13 @@ class Table:
         self.header, self.rows, self.right, self.prose = header, rows, set(right), prose
 
 
+class Details:
+    """Blocks folded under a one-line summary (HTML's <details>, which GitHub's Markdown shows as
+    well): what a reader opens when the page's first screen is not enough."""
+    def __init__(self, summary, blocks):
+        self.summary, self.blocks = summary, list(blocks)
+
+
 class CodeBlock:
     def __init__(self, text):
         self.text = text
@@ -138,7 +145,10 @@ def markdown(blocks, page_dir):
     """The page as Markdown; charts are linked relative to page_dir, where the page is written."""
     out = []
     for block in blocks:
-        if isinstance(block, Heading):
+        if isinstance(block, Details):
+            out.append(f"<details><summary>{html.escape(block.summary)}</summary>\n\n"
+                       + markdown(block.blocks, page_dir).rstrip("\n") + "\n\n</details>")
+        elif isinstance(block, Heading):
             anchor = f'<a id="{block.anchor}"></a>\n' if block.anchor else ""
             out.append(f"{anchor}{'#' * block.level} {md_text(block.text)}")
         elif isinstance(block, Paragraph):
@@ -181,6 +191,8 @@ img { max-width: 100%; box-sizing: border-box; border: 1px solid #d0d7de; margin
 .folded { white-space: normal; text-decoration: underline dotted #8c959f; cursor: help; }
 table.prose td { overflow-wrap: anywhere; }
 table.prose td:last-child { min-width: 16em; }
+details { margin: .5em 0; border: 1px solid #d0d7de; border-radius: 6px; padding: .3em .8em; }
+summary { cursor: pointer; font-weight: 600; font-size: 1.1em; }
 p.note { font-size: 12.5px; color: #57606a; margin: -.5em 0 .6em; overflow-wrap: anywhere; }
 """
 
@@ -245,9 +257,19 @@ def embedded_png(path):
 def html_page(blocks, title):
     """One HTML file that needs nothing else: no stylesheet, script, font or image outside it.
     Every element is closed (void ones as <x/>), so that an XML parser reads it too."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+            f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+            + html_blocks(blocks) + "\n</body>\n</html>\n")
+
+
+def html_blocks(blocks):
     out = []
     for block in blocks:
-        if isinstance(block, Heading):
+        if isinstance(block, Details):
+            out.append(f"<details><summary>{html.escape(block.summary)}</summary>\n"
+                       + html_blocks(block.blocks) + "\n</details>")
+        elif isinstance(block, Heading):
             anchor = f' id="{html.escape(block.anchor)}"' if block.anchor else ""
             out.append(f"<h{block.level}{anchor}>{html_text(block.text)}</h{block.level}>")
         elif isinstance(block, Paragraph):
@@ -260,7 +282,4 @@ def html_page(blocks, title):
             out.append(f"<pre>{html.escape(block.text)}</pre>")
         elif isinstance(block, Chart):
             out.append(f'<p><img src="{embedded_png(block.path)}" alt="{html.escape(block.alt)}"/></p>')
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
-            f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-            + "\n".join(out) + "\n</body>\n</html>\n")
+    return "\n".join(out)

@@ -87,9 +87,7 @@ def series(loaded, families, key):
 
 def panels(n, max_cols, width, height):
     """A figure of n panels, max_cols to a row: (pyplot, figure, axes)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = cli.pyplot()
     cols = min(max_cols, n)
     rows = math.ceil(n / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
@@ -572,6 +570,7 @@ def main(argv):
     p.add_argument("--out-dir", required=True, help="the folder for the PNGs (created if absent)")
     args = p.parse_args(argv)
     try:
+        cli.quiet_matplotlib()
         import matplotlib  # noqa: F401 - checked before the work, not in the middle of it
     except ImportError:
         raise InputError("matplotlib is missing (Debian: apt-get install python3-matplotlib)")

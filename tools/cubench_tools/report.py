@@ -17,9 +17,12 @@ file is the base: every other build is judged against it, row by row, by tools/c
 (tools/cubench_tools/verdicts.py: a U test over processes where both files are merged from
 several; else the one-process rule, which calls no change under 10%; the options are compare's).
 The page holds:
-  - first, per other build, its rows counted against the base ("13.0 against 11.8: faster in 42
-    of 78 rows (1.02-5.89x), slower in 1 (...), the same in 32, too noisy to tell in 3") and one
-    recommendation with its reason (pick it, keep the base, or either), then each family's
+  - first, per other build, its rows counted against the base ("13.0 against 11.8: faster in 43
+    of 78 rows (1.02-5.89x), slower in 1 (...), the same in 31, too noisy to tell in 3") and one
+    recommendation with its reason (pick it, keep the base, either, or no pick: a pick needs
+    faster or slower rows whose cycles changed too, more of them than the rule's false-positive
+    rate makes likely among that many rows); with three builds or more, each build against the
+    one before it as well; then each family's
     sentence (a family is mixed only where its called rows split past a quarter) and how to read
     the page;
   - per family, its verdict in one sentence made from its rows ("13.0 is 2.1-3.3x faster than
@@ -57,10 +60,11 @@ import sys
 
 from . import cli
 from . import plot
+from . import ratio_chart as ratio_chart_module
 from . import rows as rowsel
 from . import verdicts
 from .verdicts import FASTER, SAME, SLOWER, TOO_NOISY
-from .page import (Bullets, Chart, Code, CodeBlock, Folded, Heading, Paragraph, Strong,  # noqa: E402
+from .page import (Bullets, Chart, Code, CodeBlock, Details, Folded, Heading, Paragraph, Strong,  # noqa: E402
                          Table, Verdict, html_page, markdown)
 from .results import (MEASURED, NOT_BUILT_FIELD, SCHEMA_FIELD, SKIPS, InputError, label_of,  # noqa: E402
                      load, merged_schema, not_built_of)
@@ -452,16 +456,53 @@ def judged_rows(comparison, i):
     return [(n, c.judgements[(n, i)].verdict) for n in c.names if (n, i) in c.judgements]
 
 
-def recommendation(label, base_label, judged):
-    """One line: which build to pick for these rows, and why."""
+def step_judgements(comparison, j, i):
+    """{row: Judgement} of build i against build j (the one before it), every row both timed:
+    the question of a user who has j and considers i."""
+    c, base, other = comparison, comparison.builds[j], comparison.builds[i]
+    out = {}
+    for n in c.names:
+        b, r = base.results.get(n), other.results.get(n)
+        if timed(b) and timed(r):
+            out[n] = Judgement(b, r, c.args, base.processes(), other.processes())
+    return out
+
+
+def the_work_changed(judgement, min_effect):
+    """Whether a faster or slower row's cycles (time x SM clock) moved too: a row whose cycles
+    changed under min_effect ran faster or slower because its clock did, and says nothing of the
+    build. A row without clocks is taken at its word."""
+    return not abs(judgement.cycles_change) < min_effect  # NaN: not known, so it counts
+
+
+def recommendation(label, base_label, judgements, min_effect):
+    """One line: which build to pick for these rows, and why. judgements: {row: Judgement}. A pick
+    needs more than noise: faster or slower rows whose cycles changed as well (not the clock), and
+    more of them than the rule's false-positive rate makes likely among that many rows."""
+    judged = [(n, j.verdict) for n, j in judgements.items()]
     c = verdicts.counts(judged)
-    faster, slower, noisy = c[FASTER], c[SLOWER], c[TOO_NOISY]
     if not judged:
         return f"No recommendation for {label}: no row both builds timed."
+    work = {n for n, j in judgements.items() if j.verdict.called and the_work_changed(j, min_effect)}
+    clock = len(c[FASTER]) + len(c[SLOWER]) - len(work)
+    faster = [(n, v) for n, v in c[FASTER] if n in work]
+    slower = [(n, v) for n, v in c[SLOWER] if n in work]
+    noisy = c[TOO_NOISY]
+    clock_words = (f"; {clock} more changed with the SM clock only (their cycles did not)"
+                   if clock else "")
+    allowed = verdicts.noise_calls(len(judged))
+    if faster or slower:
+        if len(faster) + len(slower) <= allowed:
+            return (f"No pick between {label} and {base_label}: {len(faster) + len(slower)} of "
+                    f"{rows_word(len(judged))} called, no more than the rule calls between two "
+                    f"runs of one build ({allowed} of {len(judged)} at 1 in "
+                    f"{1 / verdicts.FALSE_POSITIVE_RATE:.0f}){clock_words}.")
     if faster and not slower:
-        return f"Pick {label} over {base_label}: faster in {rows_word(len(faster))} and slower in none."
+        return (f"Pick {label} over {base_label}: faster in {rows_word(len(faster))} and slower in "
+                f"none{clock_words}.")
     if slower and not faster:
-        return f"Keep {base_label}: {label} is slower in {rows_word(len(slower))} and faster in none."
+        return (f"Keep {base_label}: {label} is slower in {rows_word(len(slower))} and faster in "
+                f"none{clock_words}.")
     if faster and slower:
         gain = statistics.geometric_mean([v.speedup for _, v in faster + slower])
         worst = ", ".join(row_title(n) for n, _ in sorted(slower, key=lambda x: x[1].speedup)[:3])
@@ -469,10 +510,13 @@ def recommendation(label, base_label, judged):
         if gain >= 1:
             return (f"Pick {label} over {base_label} unless your workload is among its slower rows "
                     f"({worst}{more}): across the {len(faster) + len(slower)} rows that changed it is "
-                    f"{gain:.3g}x faster (geometric mean).")
+                    f"{gain:.3g}x faster (geometric mean){clock_words}.")
         return (f"Keep {base_label} unless your workload is among {label}'s faster rows: across the "
                 f"{len(faster) + len(slower)} rows that changed {label} is {1 / gain:.3g}x slower "
-                "(geometric mean).")
+                f"(geometric mean){clock_words}.")
+    if clock:
+        return (f"No pick between {label} and {base_label}: every row called changed with the SM "
+                f"clock only ({clock}), not the work.")
     if noisy:
         return (f"No reason to switch to {label} that these files can show: {len(noisy)} of "
                 f"{len(judged)} rows are too noisy to tell; run more processes per build "
@@ -482,7 +526,8 @@ def recommendation(label, base_label, judged):
 
 def overall_blocks(comparison):
     """The page's first words: per other build, its rows against the base counted (the rule every
-    tool uses), then one recommendation line with its reason."""
+    tool uses), then one recommendation line with its reason; with three builds or more, each
+    build against the one before it as well (the upgrade a user of that one weighs)."""
     c = comparison
     blocks = []
     for i, b in enumerate(c.others, 1):
@@ -492,7 +537,16 @@ def overall_blocks(comparison):
         not_compared = [f for f, st in standings(c)[b.label].items() if st is None]
         tail = f"; not compared: {', '.join(not_compared)}." if not_compared else "."
         blocks.append(Paragraph([Strong(b.label), line[len(b.label):] + tail]))
-        blocks.append(Paragraph(recommendation(b.label, c.base.label, judged)))
+        judgements = {n: c.judgements[(n, i)] for n in c.names if (n, i) in c.judgements}
+        blocks.append(Paragraph(recommendation(b.label, c.base.label, judgements, c.args.min_effect)))
+    for i in range(2, len(c.builds)):
+        before, b = c.builds[i - 1], c.builds[i]
+        step = step_judgements(c, i - 1, i)
+        judged = [(n, j.verdict) for n, j in step.items()]
+        line = verdicts.summary(b.label, before.label, judged) if judged else \
+            f"{b.label} against {before.label}: no row both timed"
+        blocks.append(Paragraph([Strong(b.label), line[len(b.label):] + "."]))
+        blocks.append(Paragraph(recommendation(b.label, before.label, step, c.args.min_effect)))
     return blocks
 
 
@@ -645,11 +699,26 @@ def sm_clock_text(build):
             f"over {rows_word(len(clocks))})")
 
 
+# A board power reading this far over the card's enforced limit is not a reading: files from before
+# cubench read NVML's energy counter at its update boundaries held such figures (969 W on a
+# 700 W H100; docs/results/h100/README.md, "Power").
+OVER_LIMIT = 1.03
+
+
 def power_text(build):
     watts = [v for _, v in row_medians(build, "power_W")]
     if not watts:
         return "not recorded"
-    return f"median {statistics.median(watts):.0f} W, highest {max(watts):.0f} W"
+    text = f"median {statistics.median(watts):.0f} W, highest {max(watts):.0f} W"
+    try:
+        limit = float(str(build.context.get("gpu_power_limit_W", "")).split()[0])
+    except (ValueError, IndexError):
+        return text
+    over = [w for w in watts if w > limit * OVER_LIMIT]
+    if over:
+        text += (f"; {len(over)} row(s) over the card's {limit:.0f} W limit: not readings, figures of "
+                 "an old reader of the energy counter (before it was read at its update boundaries)")
+    return text
 
 
 def rows_over_zero(build, counter):
@@ -762,16 +831,16 @@ def kernel_blocks(comparison):
             named += n in b.results and rowsel.names_what_ran(b.results[n])
             differs = (rowsel.ran_differently(c.base.results[n], b.results[n])
                        if n in c.base.results and n in b.results else None)
-            if differs:
+            j = c.judgements.get((n, i))
+            if differs and j is not None and j.verdict.called:  # what ran explains a verdict
                 mine, theirs = differs
-                j = c.judgements.get((n, i))
-                word = Verdict(f"{j.word} ({j.speedup:.2f}x)") if j is not None else ""
+                word = Verdict(f"{j.word} ({j.speedup:.2f}x)")
                 rows.append([Code(row_title(n)), b.label, word, Code(mine), Code(theirs)])
     blocks = [Heading(2, "Kernels that changed")]
     if rows:
-        blocks += [Paragraph(f"Rows where both builds name what ran (kernels, or cuBLASLt's algorithm) "
-                             f"and it differs from {c.base.label}'s: the library's own reason for a "
-                             "verdict."),
+        blocks += [Paragraph(f"Rows called faster or slower where both builds name what ran (kernels, or "
+                             f"cuBLASLt's algorithm) and it differs from {c.base.label}'s: the library's "
+                             "own reason for the verdict."),
                    Table(["row", "build", "verdict", "what ran there", f"what ran under {c.base.label}"],
                          rows)]
     elif named:
@@ -1106,13 +1175,13 @@ def stack_of(build):
     return label_of(build.path, {k: v for k, v in build.context.items() if k != "processes"})
 
 
-def header_blocks(comparison):
+def header_blocks(comparison, first_chart=()):
     c = comparison
     gpus = sorted({b.context.get("gpu", "?") for b in c.builds})
     title = f"cubench report: {', '.join(b.label for b in c.builds)} on {' and '.join(gpus)}"
     items = [[Strong(b.label), " (the base)" if k == 0 else "", ": ", Code(b.path),
               f": {stack_of(b)}; {b.samples_text()}"] for k, b in enumerate(c.builds)]
-    blocks = [Heading(1, title)] + overall_blocks(c) + [Bullets(items)]
+    blocks = [Heading(1, title)] + overall_blocks(c) + list(first_chart) + [Bullets(items)]
     notes = list(dict.fromkeys(b.context["note"] for b in c.builds if isinstance(b.context.get("note"), str)))
     if notes:  # hand-made or annotated files say so before anything is read from them
         blocks.append(Paragraph(("The files say: " if len(notes) == 1 else "Notes in the files: ")
@@ -1140,6 +1209,7 @@ def chart_blocks(comparison, paths, notes):
 def draw_charts(builds, charts_dir):
     """tools/plot's charts of the builds, a colour per build; (paths, notes on what was left out)."""
     try:
+        cli.quiet_matplotlib()
         import matplotlib  # noqa: F401 - checked before the work, not in the middle of it
     except ImportError:
         raise InputError("matplotlib is missing (Debian: apt-get install python3-matplotlib)")
@@ -1149,22 +1219,42 @@ def draw_charts(builds, charts_dir):
     return [chart() for chart in charts], notes
 
 
-def page(comparison, argv, chart_paths, chart_notes):
-    """The verdict first (the page's first sentence, then each family's) and how to read it,
-    then the rows and charts behind it, then what a reader checks before trusting it."""
+def ratio_chart(comparison, charts_dir):
+    """The first screen's chart: every row's speed-up against the base with its interval, one
+    PNG in charts_dir; [] where no row was judged."""
+    c = comparison
+    rows = [(n, i, c.base.results[n], c.builds[i].results[n], j.verdict)
+            for (n, i), j in c.judgements.items()]
+    if not rows:
+        return []
+    cli.output_dir(charts_dir, "--out")
+    path = ratio_chart_module.draw(os.path.join(charts_dir, "every-row.png"), rows,
+                                   {i: b.label for i, b in enumerate(c.builds) if i}, c.family)
+    return [Chart(path, "every row's speed-up against the base, with its interval")]
+
+
+def folded(summary, blocks):
+    """A section folded under a one-line summary of what it holds; opened, it reads as before."""
+    return [Details(summary, blocks)]
+
+
+def page(comparison, argv, chart_paths, chart_notes, first_chart=()):
+    """The answer on the first screen (each build's rows counted and the pick, one chart of every
+    row, the families' sentences), then, folded, how to read it, the rows and charts behind it,
+    and what a reader checks before trusting it."""
     charts = chart_blocks(comparison, chart_paths, chart_notes)
-    title, blocks = header_blocks(comparison)
+    title, blocks = header_blocks(comparison, list(first_chart))
     blocks += verdict_blocks(comparison)
-    blocks += reading_blocks(comparison)
-    blocks += row_blocks(comparison, charts)
+    blocks += folded("How to read this page", reading_blocks(comparison))
+    blocks += folded("Rows: each family's table and chart", row_blocks(comparison, charts))
     if charts.get(OTHER):
-        blocks += [Heading(2, "Other charts")] + charts[OTHER]
-    blocks += conditions_blocks(comparison)
-    blocks += kernel_blocks(comparison)
-    blocks += left_out_blocks(comparison)
-    blocks += cost_blocks(comparison, charts)
-    blocks += command_blocks(comparison, argv)
-    blocks += version_blocks(comparison)
+        blocks += folded("Other charts", charts[OTHER])
+    blocks += folded("The GPU's conditions", conditions_blocks(comparison))
+    blocks += folded("Kernels that changed", kernel_blocks(comparison))
+    blocks += folded("Not built, not run, missing", left_out_blocks(comparison))
+    blocks += folded("The cost side: start-up, memory, first calls", cost_blocks(comparison, charts))
+    blocks += folded("Commands", command_blocks(comparison, argv))
+    blocks += folded("Versions and build fields", version_blocks(comparison))
     return title, blocks
 
 
@@ -1210,7 +1300,7 @@ def main(argv):
     builds = load_builds(args)
     comparison = Comparison(builds, args)
     chart_paths, chart_notes = draw_charts(builds, charts_dir)
-    title, blocks = page(comparison, argv, chart_paths, chart_notes)
+    title, blocks = page(comparison, argv, chart_paths, chart_notes, ratio_chart(comparison, charts_dir))
     if args.history:
         blocks += trend_blocks(builds, history_db, args.history, charts_dir, args.min_effect)
     cli.write_file(md_path, markdown(blocks, os.path.dirname(os.path.abspath(md_path))), "--out")

@@ -743,6 +743,10 @@ def _check_row(path, index, row, schema):
             raise InputError(f"{where}: \"{field}\" is {_describe(row[field])}, not a string")
     if "name" not in row:
         raise InputError(f"{where} has no \"name\"")
+    for field in ("name", "run_name"):
+        if field in row and NOT_IN_A_NAME.search(row[field]):
+            raise InputError(f"{where}: its {field} {json.dumps(row[field][:60])} holds '|' or a control "
+                             "character (a line break): not a benchmark name, and no table could show it")
     where = f"{path}: {row['name']}"
     for field in ("error_occurred", "skipped"):
         if field in row and not isinstance(row[field], bool):
@@ -761,9 +765,21 @@ def _check_row(path, index, row, schema):
         value = row[field]
         if not is_number(value):
             raise InputError(f"{where}: {field} is {_describe(value)}, not a number")
-        # A repetition's time must be a time: the tools divide by it and take ratios of it.
+        # A repetition's time must be a time: the tools divide by it and take ratios of it (and
+        # times its clock: 1e308 us gives infinite cycles).
         if field == "real_time" and not aggregate and not (math.isfinite(value) and value > 0):
             raise InputError(f"{where}: real_time is {_describe(value)}, not a positive time")
+        if (field == "real_time" and not aggregate
+                and value * US_PER_UNIT[row.get("time_unit", "ns")] > MAX_TIME_US):
+            raise InputError(f"{where}: real_time is {value:g} {row.get('time_unit', 'ns')}, over "
+                             f"{MAX_TIME_US / 86400e6:.3g} days: not the time of one run")
+    # The counters the verdict rule and the cycles read must be what they say: a spread or an
+    # interval is a finite share at least 0, a clock a finite frequency above 0.
+    for field, positive in CHECKED_COUNTERS.items():
+        value = row.get(field) if not aggregate else None  # an aggregate's cv of a cv may be NaN
+        if is_number(value) and not (math.isfinite(value) and (value > 0 if positive else value >= 0)):
+            what = "a clock above 0 MHz" if positive else "a finite share, 0 or more"
+            raise InputError(f"{where}: {field} is {_describe(value)}, not {what}")
     # Every number that is not Google Benchmark's is a counter. A field that is not a number is
     # wrong where it names a counter: one the file's schema declares or, for a file without one,
     # one the tools know; any other is not a counter (a newer Google Benchmark's text field).
@@ -774,6 +790,30 @@ def _check_row(path, index, row, schema):
             field in LEGACY_BETTER or field.endswith("_error"))
         if known:
             raise InputError(f"{where}: counter {field} is {_describe(value)}, not a number")
+
+
+# No repetition of a row runs this long (11.6 days): a time over it is not a time.
+MAX_TIME_US = 1e12
+# Counter -> whether it must be above 0 (else 0 or more): those the verdict rule and the cycles
+# read, whose bad value would change a verdict unseen.
+CHECKED_COUNTERS = {"sample_cv": False, "time_ci_pct": False, "samples": False, "sm_clock_MHz": True}
+# What a benchmark name never holds: a table's column separator, or a control character.
+NOT_IN_A_NAME = re.compile(r"[|\x00-\x1f\x7f]")
+
+
+def _check_repeats(path, rows):
+    """InputError where one row's repetition is in the file twice (the same name and
+    repetition_index): every tool would count its samples twice (a merge, 8 samples for 4
+    processes), and its verdict would rest on copies."""
+    seen = set()
+    for row in filter(is_iteration, rows):
+        if "repetition_index" not in row:
+            continue
+        key = (run_name(row), row["repetition_index"])
+        if key in seen:
+            raise InputError(f"{path}: {key[0]}: repetition {key[1]} is in the file twice (a row "
+                             "written twice, or two files joined): each row once, please")
+        seen.add(key)
 
 
 def read(path):
@@ -797,6 +837,7 @@ def read(path):
             data["context"][field] = str(data["context"][field])
     for index, row in enumerate(data["benchmarks"]):
         _check_row(path, index, row, schema)
+    _check_repeats(path, data["benchmarks"])
     if not any(is_iteration(row) for row in data["benchmarks"]):
         raise InputError(f"{path}: no benchmark results in it (no iteration rows: aggregates only "
                          "or none; run with --benchmark_report_aggregates_only=false)")

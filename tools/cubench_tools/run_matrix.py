@@ -85,6 +85,7 @@ import queue
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -101,7 +102,9 @@ EXIT_STATUS_HELP = """exit status:
   1  a build or a run failed (the others still ran), or an internal error (a bug)
   2  a bad flag, preset, toolkit, --torch install, --out-dir or --build-dir: one line on stderr
      says which, and nothing is built
-  3  no GPU here (nvidia-smi -L lists none): one line on stderr; --build-only builds anyway"""
+  3  no GPU here (nvidia-smi -L lists none): one line on stderr; --build-only builds anyway
+  130, 143  stopped by SIGINT (Ctrl-C) or SIGTERM: the running cmake or cubench was given the
+     signal, no further build or run started, no merged result written from part of the processes"""
 from . import cli
 from .merge import merge  # noqa: E402
 from .results import InputError  # noqa: E402
@@ -232,13 +235,58 @@ def suite_command(binary, args, out_path):
 PROGRESS = re.compile(r"^\[\d+/\d+\] ")
 
 
+# --- stopping on SIGINT and SIGTERM ---------------------------------------------------------------
+# Ctrl-C (SIGINT, to the whole foreground group) or a job scheduler's SIGTERM (to run-matrix
+# alone) stops the matrix: the running child (cmake, or a cubench process, which then writes its
+# finished rows and "interrupted") gets the same signal, no further build or run starts, and no
+# result file is written from a part of the processes. Without this, a child the signal killed
+# read as a failed build, and the next one started.
+
+class Stopped(Exception):
+    """The matrix was stopped by a signal (its name in args[0])."""
+
+
+_children = []  # the child running now, for the signal to be passed on to
+STOP_WAIT_S = 30  # how long a child has to stop on the signal before it is killed
+
+
+def _on_signal(signum, _frame):
+    for child in list(_children):
+        if child.poll() is None:
+            with contextlib.suppress(OSError):
+                child.send_signal(signum)
+    raise Stopped(signal.Signals(signum).name)
+
+
+@contextlib.contextmanager
+def stoppable(proc):
+    """While proc runs, a signal is passed on to it; if the matrix stops, proc is given
+    STOP_WAIT_S to end (cubench writes its finished rows), then killed."""
+    _children.append(proc)
+    try:
+        yield proc
+    except BaseException:
+        try:
+            proc.wait(timeout=STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        raise
+    finally:
+        _children.remove(proc)
+
+
+def handle_signals():
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _on_signal)
+
+
 def run_suite(binary, args, out_path, what):
     """Runs one process of the suite; relays cubench's progress lines (on its stderr), led by
     what. They are the one source of progress: cubench knows its benchmarks, their count and its
     ETA; counting result lines here as well would give two figures that disagree."""
     tail = []
     with subprocess.Popen(suite_command(binary, args, out_path), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True) as proc:
+                          stderr=subprocess.STDOUT, text=True) as proc, stoppable(proc):
         for line in proc.stdout:
             line = line.rstrip()
             tail = (tail + [line])[-5:]
@@ -775,8 +823,14 @@ def main(argv):
     if not args.build_only:
         cli.output_dir(args.out_dir)
     clock = {"start": time.monotonic(), "build": 0.0, "runs": 0.0}
+    handle_signals()
     try:
         return build_and_run(builds, args, clock)
+    except Stopped as e:
+        name = e.args[0]
+        say(f"stopped by {name}: the running step was given {name}; no further build or run was "
+            f"started, and no merged result was written from part of the processes")
+        return 128 + int(getattr(signal, name))
     finally:
         total = time.monotonic() - clock["start"]
         say(f"{fmt_duration(total)} in all (build {fmt_duration(clock['build'])}, "
@@ -879,7 +933,7 @@ def run_step(cmd, progress, log, clock=time.monotonic):
     lines = queue.Queue()
     tail = collections.deque(maxlen=200)
     with subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          stdin=subprocess.DEVNULL, text=True, errors="replace") as proc:
+                          stdin=subprocess.DEVNULL, text=True, errors="replace") as proc, stoppable(proc):
         def pump():  # a thread: the loop below speaks on time also while nothing is printed
             for line in proc.stdout:
                 lines.put(line)
@@ -900,10 +954,8 @@ def run_step(cmd, progress, log, clock=time.monotonic):
                 text = progress.due(clock())
                 if text:
                     say(text)
-        except BaseException:
-            proc.kill()
-            raise
-    log.flush()
+        finally:
+            log.flush()
     return proc.returncode, list(tail)
 
 

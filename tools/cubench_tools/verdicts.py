@@ -1,28 +1,45 @@
 """The one rule that says whether a row of one build is faster or slower than the same row of
 another: tools/compare (two files or N), tools/report and tools/history all call judge().
 
+A verdict is a property of the pair, not of which file is the base: every threshold applies to
+the log of the time ratio, |ln(other / base)|, so swapping the files flips faster and slower and
+changes nothing else (a 2% threshold is ln 1.02 either way: 100 -> 102 and 102 -> 100 alike).
+
 What a sample is decides which rule applies:
   - Both files merged from several processes of their build (context "processes" >= 2, as
     tools/merge-processes and tools/run-matrix write them): a process is a sample, and the verdict
     is the U test's. faster / slower: a Mann-Whitney U test over the processes gives p < alpha
-    (default 0.05) AND the median changed by at least min_effect (default 0.02). too noisy to
+    (default 0.05) AND the medians are at least min_effect apart (default 2%). too noisy to
     tell: not flagged, but a change of min_effect could not have been flagged either (the test
     cannot reach p < alpha at these counts: 3 vs 3 gives 0.1 at best; or a side's spread,
     interquartile range / median, exceeds min_effect). same: otherwise. With no_utest: flagged
-    where the change is at least min_effect and beyond either side's spread.
+    where the change is at least min_effect and beyond either side's spread. Whatever a row's
+    time depends on that changes from one process to the next (the host, a choice made per
+    process) is in these samples: nothing more is asked.
   - A side of one process (cubench's default run, however many repetitions it has): its samples
     share the process's state, so they cannot see how far another process of the same binary
-    lands. One-process A/A pairs of one build on an H100 move by up to 15% on a small GEMM whose
-    own samples vary by 0.4% (the autotuner picks another candidate, the clock sits elsewhere), so
-    here a row is called faster or slower only where the change is at least ONE_PROCESS_FLOOR
+    lands. A row is called faster or slower only where the change is at least ONE_PROCESS_FLOOR
     (10%), at least NOISE_MULTIPLE (2) times either row's own sample spread (sample_cv), at least
-    min_effect, and the rows' 95% intervals (time_ci_pct) are apart. A change under min_effect is
-    same; a row of one sample, or one whose spread is not known, is too noisy to tell; any other
-    change is too noisy to tell with the reason "one process: run more".
-The floor and the multiple were chosen on the committed H100 processes: split into one-process
-files, 28 A/A pairs call 12 of 2,212 rows faster or slower (1 in 184), and CUDA 11.8 against 13.0
-still calls 335 of the 352 row pairs whose medians differ by 20% or more
-(docs/results/h100/one-process-verdicts.py prints the table; a ctest holds it).
+    min_effect, and the rows' 95% intervals (time_ci_pct) are apart.
+    Some rows' time depends on what a process draws once, and their own spread says nothing of
+    it (drawn_per_process() reads which from the row itself):
+      host-paced: the GPU waits on the host (gpu_util_pct under HOST_PACED_UTIL_PCT, or the runs
+        were not queued ahead of the GPU and their noise never settled under its target): the
+        host's state in that process sets the pace (cuSOLVER's gesvd, a launch, an 8 B
+        all-reduce);
+      chosen per process: the row picked among candidates while it ran (an autotuner): another
+        process may pick another.
+    Between processes of one build such rows move by up to 1.5x (the committed A/As) while their
+    own spread is a fraction of that: each side whose row says so has its interval widened by
+    PER_PROCESS_SPREAD (15%) on top of the rule above (an 8 B all-reduce of 11% own spread needs
+    2 x 11% + 2 x 15% in log ratio, about 1.7x, from one process a side); under it the word is too
+    noisy to tell, with the reason.
+    A change under min_effect is same; a row of one sample, or one whose spread is not known, is
+    too noisy to tell; any other change is too noisy to tell with the reason "one process: run
+    more".
+docs/results/verdict-bars.py holds the rule to its bars on every committed A/A (H100 and H200,
+one process a side and four: at most 1 row in 80 called) and on CUDA 11.8 against 13.0 (9 in 10
+of the rows 20%+ apart still called); a test holds its figures.
 """
 import functools
 import math
@@ -40,6 +57,23 @@ DEFAULT_MIN_EFFECT = 0.02
 # the change must be (see the module's text for where they come from).
 ONE_PROCESS_FLOOR = 0.10
 NOISE_MULTIPLE = 2.0
+# One process a side: how much wider a side's interval is where its row's time depends on what its
+# process draws once (the host's pace, a choice among candidates), as a relative change: each
+# such side adds ln(1 + PER_PROCESS_SPREAD) to the log ratio the change must pass. Such a row's
+# own samples see a fraction of how far another process lands: on the committed A/As an 8 B
+# all-reduce of 6-11% own spread lands 1.52x apart, launch/empty of 5-12% 1.36x, gesvd of 4-8%
+# 1.31x, an autotuned GEMM of 0.3% 1.20x. 0.15 calls none of them (0.10 calls 3 of 4,298 rows),
+# and still 92% or more of CUDA 11.8 against 13.0's rows 20%+ apart (0.25 would miss 16%).
+PER_PROCESS_SPREAD = 0.15
+# The share of an A/A's rows the rule may call faster or slower (docs/results/verdict-bars.py holds
+# it there on every committed A/A): a page reads fewer calls than this rate makes likely among its
+# rows as noise, never as a reason to pick a build.
+FALSE_POSITIVE_RATE = 1 / 80
+# How unlikely, under FALSE_POSITIVE_RATE, a count of calls must be to count as more than noise.
+NOISE_LEVEL = 0.05
+# A row whose GPU was busy under this share of its sampling waits on the host.
+HOST_PACED_UTIL_PCT = 90.0
+UTIL_COUNTER = "gpu_util_pct"
 # The rules, as Verdict.rule names them.
 UTEST, NO_UTEST, ONE_PROCESS = "utest", "no-utest", "one-process"
 CI_COUNTER = "time_ci_pct"  # a row's 95% interval's half-width, in % of its time
@@ -142,33 +176,75 @@ def _direction(change):
     return SLOWER if change > 0 else FASTER
 
 
+def beyond(log_ratio, fraction):
+    """Whether a time ratio (as its log) is at least a relative change of fraction either way:
+    ln 1.02 for 2%, so that 100 -> 102 and 102 -> 100 are judged alike."""
+    return abs(log_ratio) >= math.log1p(fraction)
+
+
+def _notes(result, kind):
+    return [n for n in getattr(result, "notes", ()) if n.get("kind") == kind]
+
+
+def drawn_per_process(result):
+    """Why a row's time depends on something its process draws once, which its own samples cannot
+    show, as words for a reader; "" where nothing the row carries says so. Read from the row:
+      - its gpu_util_pct (NVML's share of the sampling a kernel ran) under HOST_PACED_UTIL_PCT:
+        the GPU waited on the host, whose pace in this process set the time;
+      - where it carries no utilisation: its runs were not queued ahead of the GPU (no "queued"
+        note: the host launches and synchronises inside the timing) and its noise never settled
+        under its target (a stop note other than noise_reached): the host's pace again;
+      - a case note saying it was autotuned: it chose among candidates in this process, and
+        another process may choose another."""
+    util = _median_counter(result, UTIL_COUNTER) if hasattr(result, "median") else math.nan
+    if not math.isnan(util) and util < HOST_PACED_UTIL_PCT:
+        return f"host-paced (GPU busy {util:.0f}% of the time)"
+    stops = _notes(result, "stop")
+    if (math.isnan(util) and stops and not _notes(result, "queued")
+            and all(n.get("rule") != "noise_reached" for n in stops)):
+        return "host-paced (runs not queued ahead of the GPU, noise never settled)"
+    if any("autotuned" in n.get("text", "") for n in _notes(result, "case")):
+        return "chosen per process (autotuned)"
+    return ""
+
+
 def _one_process(base, other, min_effect):
     change = other.median_time() / base.median_time() - 1.0
-    if abs(change) < min_effect:
+    d = math.log1p(change)
+    if not beyond(d, min_effect):
         return Verdict(change, SAME, rule=ONE_PROCESS)
     if min(sample_count(base), sample_count(other)) < 2:
         return Verdict(change, TOO_NOISY, rule=ONE_PROCESS, why="one sample: run more")
     noise = max(own_noise(base), own_noise(other))
     if math.isnan(noise):
         return Verdict(change, TOO_NOISY, rule=ONE_PROCESS, why="spread not known: run more")
-    threshold = max(min_effect, ONE_PROCESS_FLOOR, NOISE_MULTIPLE * noise)
+    drawn = [w for w in (drawn_per_process(base), drawn_per_process(other)) if w]
+    threshold = (max(math.log1p(min_effect), math.log1p(ONE_PROCESS_FLOOR), NOISE_MULTIPLE * noise)
+                 + len(drawn) * math.log1p(PER_PROCESS_SPREAD))
+    drawn = drawn[0] if drawn else ""
     apart = abs(other.median_time() - base.median_time()) > _half_width(base) + _half_width(other)
-    if abs(change) >= threshold and apart:
+    if abs(d) >= threshold and apart:
         return Verdict(change, _direction(change), rule=ONE_PROCESS)
-    return Verdict(change, TOO_NOISY, rule=ONE_PROCESS, why="one process: run more")
+    if drawn:
+        return Verdict(change, TOO_NOISY, rule=ONE_PROCESS, why=f"one process, {drawn}: run more")
+    return Verdict(change, TOO_NOISY, rule=ONE_PROCESS, why=ONE_PROCESS_WHY)
+
+
+ONE_PROCESS_WHY = "one process: run more"
 
 
 def _processes(base, other, alpha, min_effect, no_utest):
     a, b = base.times, other.times
     change = statistics.median(b) / statistics.median(a) - 1.0
+    d = math.log1p(change)
     noise = max(spread(a), spread(b))
     if no_utest:
-        p, shown = None, abs(change) >= max(min_effect, noise)
+        p, shown = None, beyond(d, min_effect) and abs(d) >= math.log1p(noise)
         blind = noise > min_effect
         rule = NO_UTEST
     else:
         p = utest(a, b)
-        shown = p < alpha and abs(change) >= min_effect
+        shown = p < alpha and beyond(d, min_effect)
         blind = noise > min_effect or smallest_p(len(a), len(b)) >= alpha
         rule = UTEST
     if shown:
@@ -193,6 +269,16 @@ def judge(base, other, base_processes=1, other_processes=1, alpha=DEFAULT_ALPHA,
     return _one_process(base, other, min_effect)
 
 
+def noise_calls(rows):
+    """The most faster-or-slower calls that FALSE_POSITIVE_RATE makes unsurprising among rows
+    judged (more than NOISE_LEVEL likely, binomially): 3 of 78 rows, 0 of 4."""
+    from scipy.stats import binom
+    k = 0
+    while binom.sf(k, rows, FALSE_POSITIVE_RATE) >= NOISE_LEVEL:  # P(calls > k)
+        k += 1
+    return k
+
+
 def rule_text(rule, alpha=DEFAULT_ALPHA, min_effect=DEFAULT_MIN_EFFECT):
     """What calls a row faster or slower under a rule, in words for a note."""
     effect = f"{min_effect * 100:g}%"
@@ -200,7 +286,8 @@ def rule_text(rule, alpha=DEFAULT_ALPHA, min_effect=DEFAULT_MIN_EFFECT):
         return f"processes, no U test: a median change of at least {effect} beyond either side's spread"
     if rule == ONE_PROCESS:
         return (f"one process a side: a change of at least {max(min_effect, ONE_PROCESS_FLOOR) * 100:g}% "
-                f"and {NOISE_MULTIPLE:g}x either row's sample spread, the 95% intervals apart")
+                f"either way and {NOISE_MULTIPLE:g}x either row's sample spread, the 95% intervals "
+                f"apart; {PER_PROCESS_SPREAD * 100:g}% more per side whose row is host-paced or chosen per process")
     return f"processes as samples: U test p < {alpha:g} and a median change of at least {effect}"
 
 
@@ -208,8 +295,9 @@ ONE_PROCESS_CAVEAT = (
     "one process: run more: a side is one process, whose samples cannot see how far another "
     "process of the same build lands; one-process A/A pairs of one build differ by up to 15%, so "
     f"a change under {ONE_PROCESS_FLOOR * 100:g}% (or under {NOISE_MULTIPLE:g}x the row's own spread) "
-    "is not called. For a verdict on smaller changes, merge 4 or more processes per build "
-    "(tools/run-matrix, or tools/merge-processes)")
+    f"is not called, and a row whose time is host-paced or chosen per process needs {PER_PROCESS_SPREAD * 100:g}% "
+    "more per side (such rows move by up to 1.5x between processes of one build). For a verdict on smaller changes, merge 4 or "
+    "more processes per build (tools/run-matrix, or tools/merge-processes)")
 
 
 def word_of(v):

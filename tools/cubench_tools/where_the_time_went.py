@@ -10,6 +10,8 @@ those columns blank, and one line above the table names them and says what the f
 lacking a counter that other rows carry get blank cells, named in one line too. A total is the
 sum of the cells a row has. Only a file that is not a result file (not JSON, not Google
 Benchmark output, no rows) is refused: one line on stderr, exit status 2."""
+import json
+import os
 from collections import Counter, defaultdict
 
 from . import results
@@ -171,7 +173,29 @@ def read_rows(path):
         if o.status != results.MEASURED:
             not_timed.setdefault(results.run_name(row), o.status)
     untimed = Counter(not_timed.values())
+    if schema is None and not is_cubench_or_torch(data["context"], rows):
+        exe = data["context"].get("executable", "")
+        raise InputError(f"{path}: a Google Benchmark file, but not cubench's (no {results.SCHEMA_FIELD}, "
+                         f"no row with cubench's samples, sample_cv or a part of its time, executable {json.dumps(exe)}): "
+                         "where-the-time-went reads cubench's own timing counters")
     return data["context"], schema, first_repetitions(rows, schema), families, untimed
+
+
+# What cubench's rows carry and another program's Google Benchmark rows do not: how many samples
+# a row took and their spread (since before the schema), or the parts of its time this tool
+# reads. A file without a schema, without any of them, that names a program not called cubench is
+# another program's Google Benchmark output.
+CUBENCH_SINCE_ALWAYS = ("samples", "sample_cv") + tuple(NAMES)
+
+
+def is_cubench_or_torch(context, rows):
+    """Whether a file without a schema is an older cubench's (its rows carry its counters, or it
+    names cubench as its program) or tools/torch_reference.py's, and not another project's Google
+    Benchmark file (which names its own program and carries none of cubench's counters)."""
+    executable = str(context.get("executable", ""))
+    if not executable or executable.endswith(TORCH_REFERENCE) or os.path.basename(executable) == "cubench":
+        return True  # a file that names no program is read for what it has
+    return any(c in row for row in rows for c in CUBENCH_SINCE_ALWAYS)
 
 
 def main(argv):
