@@ -4,8 +4,9 @@
 //     32 heads at 64, 16 at 128), so every seq does the same projections' work and only the
 //     attention's s^2 grows. Q, K, V, O (and dO, dQ, dK, dV) in BSHD, as a fused-QKV projection
 //     leaves them: element (batch n, query i, head j, e) at ((n * seq + i) * heads + j) *
-//     head_dim + e, i.e. strides {s h d, d, h d, 1} for cuDNN's dims (b, h, s, d). attn_scale = 1/sqrt(head_dim), no dropout, no bias;
-//     causal is cuDNN's top-left causal mask (key j visible to query i when j <= i).
+//     head_dim + e, i.e. strides {s h d, d, h d, 1} for cuDNN's dims (b, h, s, d). attn_scale =
+//     1/sqrt(head_dim), no dropout, no bias; causal is cuDNN's top-left causal mask (key j visible
+//     to query i when j <= i).
 //   fwd: the inference forward (no softmax stats). fwd_bwd: the training forward, which also
 //     writes the softmax stats (fp32 log-sum-exp, {b, h, s, 1}), then the backward from them
 //     (dO random), in one sample.
@@ -79,11 +80,9 @@ GraphPtr new_graph(DType t) {
 
 std::shared_ptr<fe::graph::Tensor_attributes> bshd_input(fe::graph::Graph& g, const char* name,
                                                          Uid uid, const Shape& x) {
-  return g.tensor(fe::graph::Tensor_attributes()
-                      .set_name(name)
-                      .set_uid(uid)
-                      .set_dim(dims(x))
-                      .set_stride(bshd_strides(x)));
+  return g.tensor(
+      fe::graph::Tensor_attributes().set_name(name).set_uid(uid).set_dim(dims(x)).set_stride(
+          bshd_strides(x)));
 }
 
 // validate, build_operation_graph, heuristics A then the fallback list, the first config that
@@ -97,8 +96,7 @@ void build(fe::graph::Graph& g, cudnnHandle_t handle) {
 }
 
 // O = softmax(scale Q K^T (masked)) V; training also writes the stats the backward needs.
-GraphPtr forward_graph(DType t, const Shape& x, bool causal, bool training,
-                       cudnnHandle_t handle) {
+GraphPtr forward_graph(DType t, const Shape& x, bool causal, bool training, cudnnHandle_t handle) {
   GraphPtr g = new_graph(t);
   auto q = bshd_input(*g, "Q", kQ, x), k = bshd_input(*g, "K", kK, x);
   auto v = bshd_input(*g, "V", kV, x);
@@ -183,9 +181,9 @@ class Problem {
       std::int64_t backward_workspace = 0;
       CUBENCH_CUDNN_FE(bwd_graph_->get_workspace_size(backward_workspace));
       workspace = std::max(workspace, backward_workspace);  // the two run one after the other
-      backward_pack_ = {{kQ, q_.get()},         {kK, k_.get()},   {kV, v_.get()},
-                        {kO, o_.get()},         {kDO, d_o_.get()}, {kStats, stats_.get()},
-                        {kDQ, dq_.get()},       {kDK, dk_.get()}, {kDV, dv_.get()}};
+      backward_pack_ = {{kQ, q_.get()},   {kK, k_.get()},    {kV, v_.get()},
+                        {kO, o_.get()},   {kDO, d_o_.get()}, {kStats, stats_.get()},
+                        {kDQ, dq_.get()}, {kDK, dk_.get()},  {kDV, dv_.get()}};
     }
     workspace_ = env.alloc(std::size_t(std::max<std::int64_t>(workspace, 1)));
   }
@@ -335,11 +333,13 @@ class Attention final : public BenchmarkCase {
     cudaStream_t s = env.stream();
     DeviceBuffer d_result = env.alloc(sizeof(ElementCheck));
     ElementCheck result;
-    CUBENCH_CUDA(cudaMemcpyAsync(d_result.get(), &result, sizeof result, cudaMemcpyHostToDevice, s));
+    CUBENCH_CUDA(
+        cudaMemcpyAsync(d_result.get(), &result, sizeof result, cudaMemcpyHostToDevice, s));
     check_elements(t, got, ref, allow, n, 2 * unit_roundoff(t_), 1.0, d_result.as<ElementCheck>(),
                    s);
     CUBENCH_CUDA_LAUNCHED();
-    CUBENCH_CUDA(cudaMemcpyAsync(&result, d_result.get(), sizeof result, cudaMemcpyDeviceToHost, s));
+    CUBENCH_CUDA(
+        cudaMemcpyAsync(&result, d_result.get(), sizeof result, cudaMemcpyDeviceToHost, s));
     CUBENCH_CUDA(cudaStreamSynchronize(s));
     max_error_ratio_ = std::max(max_error_ratio_, result.max_ratio);
     if (result.nonfinite == 0 && result.over == 0) return;
@@ -363,7 +363,7 @@ class Attention final : public BenchmarkCase {
     Doubles o(env, n), o_allow(env, n), dq(env, n), dq_allow(env, n);
     Doubles p(env, std::size_t(rows) * x.s), ds(env, std::size_t(rows) * x.s),
         a(env, std::size_t(rows) * x.s), eps(env, rows), err_d(env, rows);
-    AttentionRows out{o.get(), o_allow.get(), dq.get(), dq_allow.get(), p.get(),
+    AttentionRows out{o.get(),  o_allow.get(), dq.get(),  dq_allow.get(), p.get(),
                       ds.get(), a.get(),       eps.get(), err_d.get()};
     const AttentionProblem problem = reference_problem(t_, x, causal_);
     attention_reference_rows(problem, small_->q_.get(), small_->k_.get(), small_->v_.get(),
@@ -422,20 +422,19 @@ class Attention final : public BenchmarkCase {
     const int count = int(checked_rows_.size());
     const std::size_t m = std::size_t(count) * x_.d, scratch = std::size_t(count) * x_.s;
     DeviceBuffer rows = env.alloc(checked_rows_.size() * sizeof(std::int64_t));
-    CUBENCH_CUDA(cudaMemcpyAsync(rows.get(), checked_rows_.data(), rows.bytes(),
-                                 cudaMemcpyHostToDevice, s));
+    CUBENCH_CUDA(
+        cudaMemcpyAsync(rows.get(), checked_rows_.data(), rows.bytes(), cudaMemcpyHostToDevice, s));
     Doubles o(env, m), o_allow(env, m), dq(env, m), dq_allow(env, m), got(env, m);
-    Doubles p(env, scratch), ds(env, scratch), a(env, scratch), eps(env, count),
-        err_d(env, count);
-    AttentionRows out{o.get(), o_allow.get(), dq.get(), dq_allow.get(), p.get(),
+    Doubles p(env, scratch), ds(env, scratch), a(env, scratch), eps(env, count), err_d(env, count);
+    AttentionRows out{o.get(),  o_allow.get(), dq.get(),  dq_allow.get(), p.get(),
                       ds.get(), a.get(),       eps.get(), err_d.get()};
-    attention_reference_rows(reference_problem(t_, x_, causal_), f.q_.get(), f.k_.get(),
-                             f.v_.get(), backward_ ? f.d_o_.get() : nullptr,
-                             rows.as<std::int64_t>(), count, out, s);
+    attention_reference_rows(reference_problem(t_, x_, causal_), f.q_.get(), f.k_.get(), f.v_.get(),
+                             backward_ ? f.d_o_.get() : nullptr, rows.as<std::int64_t>(), count,
+                             out, s);
     CUBENCH_CUDA_LAUNCHED();
     auto check = [&](const char* name, DeviceBuffer& result, Doubles& ref, Doubles& allow) {
-      gather_rows_as_double(t_, result.get(), rows.as<std::int64_t>(), count, int(x_.d),
-                            got.get(), s);
+      gather_rows_as_double(t_, result.get(), rows.as<std::int64_t>(), count, int(x_.d), got.get(),
+                            s);
       CUBENCH_CUDA_LAUNCHED();
       require(env, what + ": " + name + ", " + std::to_string(count) + " rows", DType::fp64,
               got.get(), ref.get(), allow.get(), m, rows_check(name));
@@ -504,8 +503,8 @@ void register_attention() {
       })
       .make([](const Point& p) {
         return std::make_unique<Attention>(p.get_string("pass") == "fwd_bwd", p.get_dtype(),
-                                           p.get_string("mask") == "causal",
-                                           p.get_int("head_dim"), p.get_int("seq"));
+                                           p.get_string("mask") == "causal", p.get_int("head_dim"),
+                                           p.get_int("seq"));
       })
       .add();
 }

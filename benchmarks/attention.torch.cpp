@@ -266,8 +266,9 @@ class AttentionCase final : public TorchCase {
                               "the real size's result finite");
     const auto sampled = attention_.sampled_errors(inputs_, result_);
     out_error_ = sampled.out;
-    require_at_most(what + ": O at 16 positions of 4 sequences of the real size, relative L2 "
-                           "error",
+    require_at_most(what +
+                        ": O at 16 positions of 4 sequences of the real size, relative L2 "
+                        "error",
                     sampled.out, attention_.out_tolerance(), sampled_check("O"));
     grad_error_ = 0;
     if (attention_.train()) {

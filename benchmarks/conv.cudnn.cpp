@@ -11,8 +11,8 @@
 // conv takes the heuristic's first plan that builds (mode A's list, then the fallback list);
 // conv_autotune builds the first 8 that build and keeps the fastest (3 warm-up runs, then the
 // median of 10, during set-up): what PyTorch's cudnn.benchmark does, so its rows, fp32 included,
-// are the ones to set against PyTorch's. All leave out engines whose numerical notes break what a row claims
-// (deselected_notes()): inputs converted down, reduced-precision reductions, and FFT and
+// are the ones to set against PyTorch's. All leave out engines whose numerical notes break what a
+// row claims (deselected_notes()): inputs converted down, reduced-precision reductions, and FFT and
 // Winograd, whose transforms make the error norm-wise rather than a dot product's, which the
 // check's bound is.
 //
@@ -598,9 +598,9 @@ void register_conv() {
           const bool bf16 = p.get_dtype() == DType::bf16,
                      fwd = p.get_enum<ConvPass>("pass") == ConvPass::fwd;
           if (autotune)
-            return fwd && ((bf16 && (is_layer(p, "3x3_64to64_56") ||
-                                     is_layer(p, "1x1_1024to256_14"))) ||
-                           (p.get_dtype() == DType::fp32 && is_layer(p, "3x3s2_256to256_28")));
+            return fwd &&
+                   ((bf16 && (is_layer(p, "3x3_64to64_56") || is_layer(p, "1x1_1024to256_14"))) ||
+                    (p.get_dtype() == DType::fp32 && is_layer(p, "3x3s2_256to256_28")));
           return fwd && (bf16 || p.get_dtype() == DType::fp32) &&
                  (is_layer(p, "7x7s2_3to64_224") || is_layer(p, "3x3_64to64_56") ||
                   is_layer(p, "3x3s2_256to256_28") || is_layer(p, "1x1_1024to256_14"));

@@ -160,10 +160,9 @@ void Gemm::check_every_element(Env& env) {
     throw;
   }
   cublasDestroy(blas);
-  const ElementCheck checked =
-      require_elements_within(describe(), env, types_.out, c_.get(), ref.as<double>(),
-                              scale.as<double>(), c_elems, gemm_bound(t_, s_.k).rel, 1,
-                              kElementCheck);
+  const ElementCheck checked = require_elements_within(
+      describe(), env, types_.out, c_.get(), ref.as<double>(), scale.as<double>(), c_elems,
+      gemm_bound(t_, s_.k).rel, 1, kElementCheck);
   max_error_ratio_ = checked.max_ratio;
   rel_error_ = checked.sum_sq_ref > 0 ? std::sqrt(checked.sum_sq_error / checked.sum_sq_ref) : 0;
   // fp32 asked for, fp32 computed: TF32 math would pass the element bound (validate.h).

@@ -379,16 +379,16 @@ class LlamaDecode final : public TorchCase {
     const auto ints = torch::TensorOptions().device(device()).dtype(torch::kLong);
     std::vector<int64_t> rows = {0};
     if (c_.batch > 1) rows.push_back(c_.batch - 1);
-    const auto sequences =
-        tokens_.index_select(0, torch::tensor(rows, torch::kLong).to(device()))
-            .narrow(1, 0, c_.prompt + k)
-            .clone();
+    const auto sequences = tokens_.index_select(0, torch::tensor(rows, torch::kLong).to(device()))
+                               .narrow(1, 0, c_.prompt + k)
+                               .clone();
     const auto generated = sequences.narrow(1, c_.prompt, k);
     const int64_t vocab = model_->config().vocab;
     if (!(generated.min().item<int64_t>() >= 0 && generated.max().item<int64_t>() < vocab))
-      throw ValidationError("the generated tokens are not all tokens of the vocabulary (the "
-                            "timed generation wrote none, or not all)",
-                            kFirstTokensCheck);
+      throw ValidationError(
+          "the generated tokens are not all tokens of the vocabulary (the "
+          "timed generation wrote none, or not all)",
+          kFirstTokensCheck);
     torch::Tensor logits;
     {
       torch_compat::Tf32Off fp32;  // whatever the run's flags (a tf32 row before this one)

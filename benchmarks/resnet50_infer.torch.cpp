@@ -104,9 +104,7 @@ class ResNetInfer final : public TorchCase {
         c_(c) {}
 
   // The fc weight negated; fp32 on a GPU, TF32 allowed too (the bound must tell fp32 from it).
-  int fault_count() const override {
-    return on_gpu() && c_.precision == Precision::fp32 ? 2 : 1;
-  }
+  int fault_count() const override { return on_gpu() && c_.precision == Precision::fp32 ? 2 : 1; }
   std::string fault_check() const override { return kLogitsCheck; }
 
   Work work() const override {

@@ -117,7 +117,8 @@ constexpr const char* kUNetCheck = "the timed UNet prediction against an fp32 co
 constexpr const char* kDdimCheck = "the timed DDIM update against float64";
 constexpr const char* kDecodeCheck = "the timed decode of the timed latents against an fp32 copy";
 constexpr const char* kDecoderInputCheck = "the decoder's input: the latents over 0.18215";
-constexpr const char* kArithmeticCheck = "the timed image against diffusers' loop on the same models";
+constexpr const char* kArithmeticCheck =
+    "the timed image against diffusers' loop on the same models";
 constexpr const char* kPipelineCheck = "the timed image against a reference pipeline";
 
 // diffusers' numbers for SD 1.5 as seed 001 ran it (StableDiffusionPipeline's 20 DDIM steps,
@@ -481,9 +482,9 @@ class StableDiffusion final : public TorchCase {
         what = "one latent set to NaN before the decode (an fp16 overflow's)";
         break;
       case Fault::parameters:
-        first_model().register_module("stray", std::make_shared<sd15::Linear>(
-                                                   8, 8, Placement{torch::TensorOptions().device(
-                                                             device())}));
+        first_model().register_module(
+            "stray", std::make_shared<sd15::Linear>(
+                         8, 8, Placement{torch::TensorOptions().device(device())}));
         what = "a stray 8 x 8 linear layer (72 parameters) registered in the " + first_model_name();
         break;
       case Fault::text_mask:
@@ -584,7 +585,8 @@ class StableDiffusion final : public TorchCase {
     }
     // The errors of the checks this row runs (check()).
     if (c_.what == What::text_encode) c["text_rel_error"] = text_error_;
-    if (c_.what == What::unet_step) c["unet_rel_error"] = unet_error_, c["ddim_rel_error"] = ddim_error_;
+    if (c_.what == What::unet_step)
+      c["unet_rel_error"] = unet_error_, c["ddim_rel_error"] = ddim_error_;
     if (uses_vae()) c["vae_rel_error"] = vae_error_;
     if (c_.what == What::image)
       c["pipeline_rel_error"] = pipeline_error_, c["arithmetic_rel_error"] = arithmetic_error_;
@@ -761,9 +763,9 @@ class StableDiffusion final : public TorchCase {
     require_written(raw_, image_shape(), "the decode before the clamp", kImageCheck);
     const double low = image_.min().item<double>(), high = image_.max().item<double>();
     if (!(low >= 0 && high <= 1))
-      throw ValidationError("the image is out of [0, 1]: from " + std::to_string(low) + " to " +
-                                std::to_string(high),
-                            kImageCheck);
+      throw ValidationError(
+          "the image is out of [0, 1]: from " + std::to_string(low) + " to " + std::to_string(high),
+          kImageCheck);
     if (!torch::equal(image_, raw_.clamp(0, 1)))
       throw ValidationError("the image is not the decode clamped to [0, 1]", kImageCheck);
   }
@@ -793,9 +795,9 @@ class StableDiffusion final : public TorchCase {
     const int64_t want = c_.what == What::image ? diffusers_sd15::kSteps : 1;
     const int64_t got = step_.item<int64_t>();
     if (got != want)
-      throw ValidationError("the run took " + std::to_string(got) + " denoising steps, not " +
-                                std::to_string(want),
-                            kStepCountCheck);
+      throw ValidationError(
+          "the run took " + std::to_string(got) + " denoising steps, not " + std::to_string(want),
+          kStepCountCheck);
   }
 
   // The context for the UNet as diffusers makes it from the text encoder's [unconditional,
@@ -813,8 +815,8 @@ class StableDiffusion final : public TorchCase {
     }
     require_written(context_, want.sizes().vec(), "the text encoder's context", kTextCheck);
     text_error_ = relative_l2(context_, want);
-    require_bound(text_error_, kTextBound.of(c_.dtype, on_gpu()), "the text encoder's last hidden state",
-                  kTextCheck);
+    require_bound(text_error_, kTextBound.of(c_.dtype, on_gpu()),
+                  "the text encoder's last hidden state", kTextCheck);
   }
 
   // One guided DDIM update (eta 0) in float64 on the host with diffusers' numbers: x the latents
@@ -856,10 +858,11 @@ class StableDiffusion final : public TorchCase {
     ddim_error_ = relative_l2(to_doubles(latents_), update);
     const double bound = kDdimBound.of(c_.dtype, on_gpu());
     if (!(ddim_error_ <= bound))
-      throw ValidationError("the latents after the timed step against diffusers' guided DDIM "
-                            "update of its own prediction, in float64: " +
-                                bound_text(ddim_error_, bound),
-                            kDdimCheck);
+      throw ValidationError(
+          "the latents after the timed step against diffusers' guided DDIM "
+          "update of its own prediction, in float64: " +
+              bound_text(ddim_error_, bound),
+          kDdimCheck);
   }
 
   // image and vae_decode rows: the timed decode (before its clamp) against the reference VAE's
@@ -875,8 +878,8 @@ class StableDiffusion final : public TorchCase {
     }
     require_written(raw_, want.sizes().vec(), "the decode", kDecodeCheck);
     vae_error_ = relative_l2(raw_.to(reference_dtype()) * 2 - 1, want);
-    require_bound(vae_error_, kVaeBound.of(c_.dtype, on_gpu()), "the decoder's image (before the clamp)",
-                  kDecodeCheck);
+    require_bound(vae_error_, kVaeBound.of(c_.dtype, on_gpu()),
+                  "the decoder's image (before the clamp)", kDecodeCheck);
   }
 
   // image and vae_decode rows: what the decoder was handed, the latents it decoded over diffusers'
@@ -923,10 +926,11 @@ class StableDiffusion final : public TorchCase {
     arithmetic_error_ = relative_l2(raw_, want);
     const double bound = kArithmeticBound.of(c_.dtype, on_gpu());
     if (!(arithmetic_error_ <= bound))
-      throw ValidationError("the image before the clamp against diffusers' loop (its guidance, "
-                            "timesteps, alphas and context order) on the same models: " +
-                                bound_text(arithmetic_error_, bound),
-                            kArithmeticCheck);
+      throw ValidationError(
+          "the image before the clamp against diffusers' loop (its guidance, "
+          "timesteps, alphas and context order) on the same models: " +
+              bound_text(arithmetic_error_, bound),
+          kArithmeticCheck);
   }
 
   // image rows: the timed image (before its clamp) against diffusers' pipeline run on the
@@ -951,8 +955,7 @@ class StableDiffusion final : public TorchCase {
         const auto x0 = (x - std::sqrt(1 - a) * guided) / std::sqrt(a);
         x = std::sqrt(a_prev) * x0 + std::sqrt(1 - a_prev) * guided;
       }
-      reference_image_ =
-          reference_vae()->forward(x / diffusers_sd15::kVaeScalingFactor) / 2 + 0.5;
+      reference_image_ = reference_vae()->forward(x / diffusers_sd15::kVaeScalingFactor) / 2 + 0.5;
     }
     pipeline_error_ = relative_l2(raw_, reference_image_);
     require_bound(pipeline_error_, kPipelineBound.of(c_.dtype, on_gpu()),
@@ -1016,12 +1019,13 @@ class StableDiffusion final : public TorchCase {
 // What a configuration holds on the device, estimated from the parameters and the activations (to
 // be replaced by the GPU's measured peaks, peak_reserved_bytes with the check's copy): the
 // weights in the dtype; the check's fp32 copies of the models beside them (the reference
-// pipeline's: the UNet's 3.4 GB, the text encoder's 0.5, the VAE decoder's 0.2); the UNet's activations at batch 2 x images (0.25 GiB a sample at 64 x 64, fp32, an
-// over-estimate: its largest tensors are the first transformer's GEGLU, 42 MB a sample); the
-// decode's (1.25 GiB an image at 512 x 512 in fp32: the last up block's 256-channel input, its
-// GroupNorm and convolutions at 512 x 512, 268 MB each); 1 GiB of LibTorch's own (workspaces,
-// the allocator's rounding). SD 1.5's default rows come to 7.9 GiB (image, fp16, 1 image, 512),
-// the largest (image, 4 images, 768) to 21.9 GiB: a 24 GiB GPU runs the default rows.
+// pipeline's: the UNet's 3.4 GB, the text encoder's 0.5, the VAE decoder's 0.2); the UNet's
+// activations at batch 2 x images (0.25 GiB a sample at 64 x 64, fp32, an over-estimate: its
+// largest tensors are the first transformer's GEGLU, 42 MB a sample); the decode's (1.25 GiB an
+// image at 512 x 512 in fp32: the last up block's 256-channel input, its GroupNorm and convolutions
+// at 512 x 512, 268 MB each); 1 GiB of LibTorch's own (workspaces, the allocator's rounding).
+// SD 1.5's default rows come to 8.5 GiB (image, fp16, 1 image, 512), the largest (image, 4 images,
+// 768) to 22.5 GiB: a 24 GiB GPU runs the default rows.
 std::uint64_t device_bytes(const Config& c) {
   const Models m = c.tiny ? tiny_models() : sd15_models();
   const bool text = c.what == What::image || c.what == What::text_encode;

@@ -151,8 +151,9 @@ class TorchOp final : public TorchCase {
       auto head = out_[0].narrow(0, 0, std::min<int64_t>(256, n_));
       const double median = head.abs().median().item<double>();
       const auto typical = (head.abs() >= median).nonzero().flatten();
-      const int64_t pick = typical[torch::randint(typical.size(0), {1}, torch::kLong).item<int64_t>()]
-                               .item<int64_t>();
+      const int64_t pick =
+          typical[torch::randint(typical.size(0), {1}, torch::kLong).item<int64_t>()]
+              .item<int64_t>();
       head[pick].mul_(1.1);
       return "element " + std::to_string(pick) +
              " of the product's first row (at least the median magnitude of its first 256) 10% "

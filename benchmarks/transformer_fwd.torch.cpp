@@ -12,10 +12,10 @@
 // when the peaks restarted, time per forward. An out-of-memory batch is a skipped
 // benchmark saying how much it asked for; the run goes on.
 // cpu/transformer_fwd/<mode>/<attention>/2/16: the same model on the CPU with 16-token sequences.
-// Check, on the batch's first and last sequences, against a float64 copy of the module (its own attention),
-// the model under test on its own attention path in fp32, TF32 off, both in eval mode. Inference:
-// the output of the run before the check (the first call) is what is checked, its first two
-// sequences kept by that run. Train: dropout is on in run(), and its masks cannot be reproduced
+// Check, on the batch's first and last sequences, against a float64 copy of the module (its own
+// attention), the model under test on its own attention path in fp32, TF32 off, both in eval mode.
+// Inference: the output of the run before the check (the first call) is what is checked, its first
+// two sequences kept by that run. Train: dropout is on in run(), and its masks cannot be reproduced
 // in the reference, so the check runs a forward and backward of its own with dropout off (the
 // same function without dropout; its label says so).
 // - the output: relative L2 error under 1e-4 (measured on the CPU: 7-8e-7);
@@ -139,9 +139,9 @@ class Transformer final : public TorchCase {
     if (train_)
       for (const auto& p : model_->named_parameters())
         if (!p.value().grad().defined() || !torch::isfinite(p.value().grad()).all().item<bool>())
-          throw ValidationError("the timed backward left " + p.key() +
-                                    "'s gradient unwritten or not finite",
-                                "every gradient written by the timed backward");
+          throw ValidationError(
+              "the timed backward left " + p.key() + "'s gradient unwritten or not finite",
+              "every gradient written by the timed backward");
     torch::AutoGradMode grad_mode(train_);  // inference: no graph
     model_->eval();                         // dropout off: its masks cannot be reproduced
     model_->zero_grad(/*set_to_none=*/true);

@@ -7,10 +7,10 @@
 // every singular value 5% larger, a guidance scale of 5, a step skipped...), the check the case
 // names for the fault (BenchmarkCase::fault_check) must reject it: a rejection by another check is
 // a failure, not a catch. Last, the result poisoned and no run after it must be rejected too: the
-// check judges what the timed call wrote (case_lifecycle.h: judge_every_fault). One test per family, so ctest times each
-// and runs them side by side; the families come from the registry, so a new family gets its test
-// with no edit here (and Contract.EveryFamilyHasA CheckTest fails if one slips out). Under
-// CUBENCH_GPU_TESTS=required a test that would skip fails instead (gpu_test.h).
+// check judges what the timed call wrote (case_lifecycle.h: judge_every_fault). One test per
+// family, so ctest times each and runs them side by side; the families come from the registry, so a
+// new family gets its test with no edit here (and Contract.EveryFamilyHasA CheckTest fails if one
+// slips out). Under CUBENCH_GPU_TESTS=required a test that would skip fails instead (gpu_test.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>

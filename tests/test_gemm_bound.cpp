@@ -77,8 +77,8 @@ TEST(GemmBound, TenPercentOfATypicalElementClearsItAtEveryTimedK) {
       double worst = 1e300;  // the least margin of 10% over the bound, typical elements
       for (const Element& x : elements) {
         if (std::fabs(x.c) < median) continue;
-        worst = std::min(worst, 0.1 * std::fabs(x.c) /
-                                    gemm_element_bound(bound, x.c, x.rms, x.sum));
+        worst =
+            std::min(worst, 0.1 * std::fabs(x.c) / gemm_element_bound(bound, x.c, x.rms, x.sum));
       }
       EXPECT_GE(worst, 1.5);
     }
@@ -88,7 +88,7 @@ TEST(GemmBound, TenPercentOfATypicalElementClearsItAtEveryTimedK) {
 // the bound at most, so a clean result never stands near it.
 TEST(GemmBound, RoundingTheOutputStaysUnderTwoThirdsOfIt) {
   for (DType t : {DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8_e4m3}) {
-    const double u_out = t == DType::fp16                         ? std::ldexp(1.0, -11)
+    const double u_out = t == DType::fp16                       ? std::ldexp(1.0, -11)
                          : t == DType::fp32 || t == DType::tf32 ? std::ldexp(1.0, -24)
                                                                 : std::ldexp(1.0, -8);
     EXPECT_LE(u_out, 0.67 * gemm_bound(t, 1024).rel) << dtype_name(t);
