@@ -157,7 +157,7 @@ class AllReduce final : public BenchmarkCase {
     CUBENCH_NCCL(ncclGroupStart());
     for (int r = 0; r < world_->local_count(); ++r) {
       void* out = in_place_ ? send_[r].get() : recv_[r].get();
-      CUBENCH_NCCL(ncclAllReduce(send_[r].get(), out, count_, nccl_type(t_), ncclSum,
+      CUBENCH_NCCL(ncclAllReduce(send_[r].get(), out, count_, nccl_type(t_), reduction_,
                                  world_->comm(r), env.stream_on(world_->device(r))));
     }
     CUBENCH_NCCL(ncclGroupEnd());
@@ -195,8 +195,18 @@ class AllReduce final : public BenchmarkCase {
           kSumCheck);
   }
 
-  // One element of the first local GPU's result off by 0.5 (the inputs are in [-1, 1]).
+  // In turn: one element of the first local GPU's result off by 0.5 (the inputs are in [-1, 1]);
+  // with more than one GPU (where the two differ), a run that averages instead of summing.
+  int fault_count() const override { return world_ && world_->ranks() > 1 ? 2 : 1; }
   std::string plant_fault(Env& env) override {
+    if (planted_++ % fault_count() == 1) {
+      poison_result(env);  // the inputs as they were drawn (in place), the output NaN
+      reduction_ = ncclAvg;
+      run(env);
+      env.synchronize_all();
+      reduction_ = ncclSum;
+      return "the all-reduce averaging instead of summing (ncclAvg)";
+    }
     void* out = in_place_ ? send_[0].get() : recv_[0].get();
     CUBENCH_CUDA(cudaSetDevice(world_->device(0)));
     perturb_element(t_, out, count_ / 2, 1, 0.5, env.stream_on(world_->device(0)));
@@ -230,6 +240,8 @@ class AllReduce final : public BenchmarkCase {
   DType t_;
   std::size_t bytes_;
   bool in_place_;
+  ncclRedOp_t reduction_ = ncclSum;  // ncclAvg only for the planted fault
+  int planted_ = 0;
   std::size_t count_ = 0;
   std::uint64_t seed_ = 0;
   NcclWorld* world_ = nullptr;

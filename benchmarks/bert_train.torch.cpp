@@ -40,7 +40,6 @@
 
 #include "benchmarks/models/bert.h"
 #include "fixtures/cubench_torch.h"
-#include "fixtures/libraries/torch/timed_step.h"
 
 namespace cubench {
 namespace {

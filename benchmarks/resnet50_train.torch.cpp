@@ -33,7 +33,6 @@
 
 #include "benchmarks/models/resnet50.h"
 #include "fixtures/cubench_torch.h"
-#include "fixtures/libraries/torch/timed_step.h"
 
 namespace cubench {
 namespace {
@@ -109,6 +108,10 @@ std::string figure(double x) {
   return text;
 }
 
+// The faults a step can carry (arm_fault's, in turn): one layer's gradient negated before the
+// optimizer sees it, or that layer left out of the update (its weight put back after the step).
+enum class StepFault { none, negated_gradient, frozen_weight };
+
 struct Config {
   Precision precision;
   Format format;
@@ -135,8 +138,10 @@ class TrainStep {
 
   // zero_grad, forward, loss, backward, optimizer step, with `fault` (arm_fault's) planted. Returns
   // the loss (not read here: no sync).
-  torch::Tensor step(bool fault) {
+  torch::Tensor step(StepFault fault) {
     optimizer_.zero_grad();
+    torch::Tensor frozen;  // the faulty layer's weight before the update, where it is left out
+    if (fault == StepFault::frozen_weight) frozen = faulty_weight().detach().clone();
     torch::Tensor loss;
     {
       const auto autocast = train_autocast(c_.precision, images_.is_cuda());
@@ -144,13 +149,17 @@ class TrainStep {
     }
     if (c_.precision == Precision::amp_fp16) {
       scaler_.scale(loss).backward();
-      if (fault) negate_a_gradient();
+      if (fault == StepFault::negated_gradient) negate_a_gradient();
       scaler_.step([this](const torch::Tensor& found_inf) { optimizer_.step_unless(found_inf); },
                    model_->parameters());
     } else {
       loss.backward();
-      if (fault) negate_a_gradient();
+      if (fault == StepFault::negated_gradient) negate_a_gradient();
       optimizer_.step();
+    }
+    if (frozen.defined()) {
+      torch::NoGradGuard no_grad;
+      faulty_weight().copy_(frozen);
     }
     return loss;
   }
@@ -159,9 +168,14 @@ class TrainStep {
   // layer3 convolution's (faulty_parameter): a weight, held to the direction bound, which rejects
   // the negation of any gradient it accepts (a one-dimensional parameter's coarse bound would let
   // it through, and so would a relative L2 bound above 1 alone: layer_bound()).
-  std::string fault() const {
-    return "the gradient of parameter " + std::to_string(faulty_parameter()) + " (" +
-           shape_of(model_->parameters()[faulty_parameter()]) + ") negated before the optimizer";
+  // The other, a layer left out of the update, leaves that weight where it was (a gradient of 0
+  // applied: cosine 0, which the direction bound rejects at every precision).
+  std::string fault(StepFault f) const {
+    const std::string which = "parameter " + std::to_string(faulty_parameter()) + " (" +
+                              shape_of(model_->parameters()[faulty_parameter()]) + ")";
+    return f == StepFault::frozen_weight
+               ? which + " left out of the update"
+               : "the gradient of " + which + " negated before the optimizer";
   }
 
   // The check described at the top of the file, on the step `run_step` makes (the eager step, or
@@ -228,6 +242,8 @@ class TrainStep {
     while (i + 1 < params.size() && params[i].dim() != 4) ++i;
     return i;
   }
+
+  torch::Tensor faulty_weight() const { return model_->parameters()[faulty_parameter()]; }
 
   void negate_a_gradient() {
     torch::NoGradGuard no_grad;
@@ -399,6 +415,7 @@ class ResNetTrain final : public TorchCase {
         graph_(graph) {}
 
   std::string fault_check() const override { return kGradientCheck; }
+  int fault_count() const override { return 2; }
 
   Work work() const override { return {step_->step_flops(), std::nullopt, 0}; }
 
@@ -412,14 +429,14 @@ class ResNetTrain final : public TorchCase {
     if (graph_)
       graph_exec_.replay();
     else
-      step_->step(fault_armed());
+      step_->step(armed());
   }
 
   void poison_outputs(Env&) override { step_->before_timed_step(); }
 
   void check(Env&) override {
     step_->require_timed_step_written();
-    std::function<torch::Tensor()> one_step = [this] { return step_->step(fault_armed()); };
+    std::function<torch::Tensor()> one_step = [this] { return step_->step(armed()); };
     if (graph_)
       one_step = [this] {
         graph_exec_.replay();
@@ -428,12 +445,14 @@ class ResNetTrain final : public TorchCase {
     step_->validate(one_step);
   }
 
-  // The step (eager, or captured anew) negates one layer's gradient; once checked, a graph is
-  // captured clean again.
+  // In turn, the step (eager, or captured anew) negates one layer's gradient, or leaves that
+  // layer out of the update; once checked, a graph is captured clean again.
   std::string arm_fault(Env&) override {
+    fault_ = planted_++ % 2 == 0 ? StepFault::negated_gradient : StepFault::frozen_weight;
     if (graph_) capture(1);
-    return step_->fault();
+    return step_->fault(fault_);
   }
+  StepFault armed() const { return fault_armed() ? fault_ : StepFault::none; }
   void disarm_fault(Env&) override {
     if (graph_) capture(1);
   }
@@ -450,13 +469,15 @@ class ResNetTrain final : public TorchCase {
   // Warm-up steps (autotuning, buffers, kernels loaded), then one step captured in a new graph,
   // its loss in the graph's pool.
   void capture(int warm_up_steps) {
-    for (int i = 0; i < warm_up_steps; ++i) step_->step(fault_armed());
-    graph_exec_.capture([this] { graph_loss_ = step_->step(fault_armed()); });
+    for (int i = 0; i < warm_up_steps; ++i) step_->step(armed());
+    graph_exec_.capture([this] { graph_loss_ = step_->step(armed()); });
   }
 
   Config c_;
   bool graph_;
   std::unique_ptr<TrainStep> step_;
+  StepFault fault_ = StepFault::none;  // the fault armed last
+  int planted_ = 0;
   TorchGraph graph_exec_;
   torch::Tensor graph_loss_;
 };
