@@ -7,7 +7,10 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -71,12 +74,15 @@ inline std::string describe_check(const std::string& check) {
 // configuration not supported here is the caller's to judge).
 // `judge_clean` false: the result at hand is not a clean one (the last fault's, where the case's
 // fault makes its own run) and is not judged.
+// `clean_counters`, where given: the case's counters right after the clean result's check (its
+// checks' clean figures, before a fault moves them).
 inline PlantedFault judge_planted_fault(BenchmarkCase& c, Env& env,
-                                        const std::string& caught_by = "",
-                                        bool judge_clean = true) {
+                                        const std::string& caught_by = "", bool judge_clean = true,
+                                        std::map<std::string, double>* clean_counters = nullptr) {
   PlantedFault out;
   try {
     if (judge_clean) c.validate(env);
+    if (judge_clean && clean_counters) *clean_counters = c.counters(1.0);
   } catch (const KnownInaccuracy& e) {
     out.known_inaccuracy = e.what();
     return out;
@@ -152,7 +158,8 @@ constexpr const char* kUnwrittenResult =
 // each judged as judge_planted_fault judges one; the unwritten result must be rejected by a check
 // of any name. The first failure of the clean result ends the list (nothing after it could be
 // judged).
-inline std::vector<PlantedFault> judge_every_fault(BenchmarkCase& c, Env& env) {
+inline std::vector<PlantedFault> judge_every_fault(
+    BenchmarkCase& c, Env& env, std::map<std::string, double>* clean_counters = nullptr) {
   std::vector<PlantedFault> out;
   const int faults = c.fault_count();
   for (int i = 0; i < faults; ++i) {
@@ -160,7 +167,7 @@ inline std::vector<PlantedFault> judge_every_fault(BenchmarkCase& c, Env& env) {
     // at hand is the last fault's, not judged clean again).
     const bool clean_run = i == 0 || !c.fault_makes_its_own_run();
     if (i > 0 && clean_run) run_once(c, env);
-    out.push_back(judge_planted_fault(c, env, "", clean_run));
+    out.push_back(judge_planted_fault(c, env, "", clean_run, i == 0 ? clean_counters : nullptr));
     const PlantedFault& last = out.back();
     if (!last.known_inaccuracy.empty() || (!last.failure.empty() && last.fault.empty())) return out;
     if (last.fault.empty()) break;  // no result to corrupt (launch/empty)
@@ -195,9 +202,22 @@ inline std::vector<PlantedFault> judge_every_fault(BenchmarkCase& c, Env& env) {
 }
 
 // judge_every_fault as a test: each failure a test failure, each catch a "[ CAUGHT ]" line.
+// The clean result's figures (counters named *_error, *_ratio, *_cosine, *_std) are printed first,
+// "[ FIGURES ] label: name value ...", beside the catches' faulted ones.
 inline std::vector<PlantedFault> plant_every_fault_and_check(BenchmarkCase& c, Env& env,
                                                              const std::string& label) {
-  std::vector<PlantedFault> out = judge_every_fault(c, env);
+  std::map<std::string, double> clean;
+  std::vector<PlantedFault> out = judge_every_fault(c, env, &clean);
+  std::string figures;
+  for (const auto& [name, value] : clean)
+    for (const char* kind : {"_error", "_ratio", "_cosine", "_std"})
+      if (name.size() > std::strlen(kind) &&
+          name.compare(name.size() - std::strlen(kind), std::string::npos, kind) == 0) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3g", value);
+        figures += " " + name + " " + text;
+      }
+  if (!figures.empty()) std::cout << "[ FIGURES ] " << label << " (clean):" << figures << "\n";
   for (const PlantedFault& p : out) {
     if (!p.failure.empty()) ADD_FAILURE() << label << ": " << p.failure;
     if (p.caught)

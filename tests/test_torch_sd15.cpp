@@ -321,9 +321,12 @@ TEST(Sd15Family, TinyRowsAreInTheCpuSuite) {
   for (const Spec* s : suite_cases(registered_cases(), Suite::cpu, /*gpu_present=*/false))
     if (s->name.rfind("cpu/sd15/", 0) == 0) names.insert(s->name);
   std::set<std::string> want;
-  for (const char* dtype : {"fp32/eager/2", "bf16/eager/1"})
-    for (const char* what : {"image", "unet_step", "vae_decode", "text_encode"})
-      want.insert(std::string("cpu/sd15/") + what + "/" + dtype + "/128");
+  for (const char* dtype : {"fp32", "bf16"})
+    for (const char* what : {"image/%/1", "unet_step/%/1", "vae_decode/%/1", "text_encode/%/2"}) {
+      std::string name = std::string("cpu/sd15/") + what + "/128";
+      name.replace(name.find('%'), 1, std::string(dtype) + "/eager");
+      want.insert(name);
+    }
   EXPECT_EQ(names, want);
   for (const Spec& s : registered_cases()) {
     if (s.name.rfind("cpu/sd15/", 0) == 0) {
@@ -336,8 +339,9 @@ TEST(Sd15Family, TinyRowsAreInTheCpuSuite) {
 // check (the image, the counts, the step count, the decode, the whole pipeline against float64);
 // its counters say what was measured.
 TEST(Sd15Family, TinyPipelineRunsAndPassesItsCheck) {
-  // The bf16 row's figures first, for the bounds (its check's errors, printed).
-  for (int seed : {1, 2, 3}) {
+  // The bf16 row's figures first, for the bounds (its check's errors, printed; the bounds' comments
+  // give three seeds').
+  for (int seed : {1}) {
     const Spec* bf16 = find_case("cpu/sd15/image/bf16/eager/1/128");
     ASSERT_NE(bf16, nullptr);
     auto env = Env::host_only(std::uint64_t(seed));
@@ -350,7 +354,7 @@ TEST(Sd15Family, TinyPipelineRunsAndPassesItsCheck) {
       std::cout << " " << name << " " << counters.at(name);
     std::cout << "\n";
   }
-  const Spec* s = find_case("cpu/sd15/image/fp32/eager/2/128");
+  const Spec* s = find_case("cpu/sd15/image/fp32/eager/1/128");
   ASSERT_NE(s, nullptr);
   auto env = Env::host_only(1);
   auto c = s->make();
@@ -363,8 +367,8 @@ TEST(Sd15Family, TinyPipelineRunsAndPassesItsCheck) {
     std::cout << "[ FIGURES ] fp32 against float64 (the case's check): " << name << " "
               << counters.at(name) << "\n";
   }
-  EXPECT_DOUBLE_EQ(counters.at("ms_per_image"), 250);
-  EXPECT_DOUBLE_EQ(counters.at("images_per_s"), 4);
+  EXPECT_DOUBLE_EQ(counters.at("ms_per_image"), 500);
+  EXPECT_DOUBLE_EQ(counters.at("images_per_s"), 2);
   EXPECT_GT(counters.at("first_image_ms"), 0);
   EXPECT_GT(counters.at("step_ms"), 0);
   EXPECT_GT(counters.at("it_per_s"), 0);
