@@ -684,7 +684,21 @@ class RunMatrixTorchBuilds(RunMatrixTorch):
             report = f.read()
         self.assertIn("# cubench report: old, new", report)  # each file labelled by its LABEL, the first the base
         self.assertIn("**new** against old", report)
-        self.assertTrue(os.path.isfile(os.path.join(self.out_dir, "table.md")))
+        # each build labelled by its PyTorch (its version and CUDA as run-matrix found them; cuDNN
+        # and cuBLAS as the run loaded them: the fake run's file says 91900 and 13.1.0), on the
+        # page and in the table's header, never by the toolkit cubench's file names (CUDA 13.0)
+        context = load(os.path.join(self.out_dir, "new.json"))["context"]
+        self.assertEqual((context["torch_version"], context["torch_cuda"]), ("2.6.0+cu124", "12.4"))
+        stacks = {"old": "LibTorch 2.7.1+cu118 (CUDA 11.8, cuDNN 9.19.0, cuBLAS 13.1.0)",
+                  "new": "LibTorch 2.6.0+cu124 (CUDA 12.4, cuDNN 9.19.0, cuBLAS 13.1.0)"}
+        for label, stack in stacks.items():
+            self.assertIn(f"**{label}**", report)
+            self.assertIn(f": {stack}; 2 processes, one sample each", report)
+        with open(os.path.join(self.out_dir, "table.md")) as f:
+            header = f.readline()
+        self.assertIn(f"| {stacks['old']}, 2 processes: time |", header)
+        self.assertIn(f"| {stacks['new']}, 2 processes: time |", header)
+        self.assertNotIn("CUDA 13.0 (cuBLAS", header + report)
 
     def test_a_wheels_cudnn_without_headers_is_not_passed(self):
         a = self.fake_python("venv-a", "2.7.1+cu126", "12.6", cudnn_headers=False)

@@ -12,9 +12,10 @@ across the history's runs on the base build's GPU, a chart per family with its c
 
 Writes PATH.md (GitHub shows it; its charts are PNGs in PATH-charts/, beside it) and PATH.html
 (one file: its charts embedded, nothing outside it needed), and prints their paths. LABEL names a
-build on the page (without one, the stack the file names: "CUDA 13.0 (cuBLAS 13.1.0)"). The first
-file is the base: every other build is judged against it, row by row, by tools/compare's rule
-(tools/cubench_tools/verdicts.py: a U test over processes where both files are merged from
+build on the page (without one, the stack the file names: "CUDA 13.0 (cuBLAS 13.1.0)"; a LibTorch
+build's, by its PyTorch: "LibTorch 2.5.1+cu124 (CUDA 12.4, cuDNN 9.1.0, cuBLAS 12.4.5)"). The
+first file is the base: every other build is judged against it, row by row, by tools/compare's
+rule (tools/cubench_tools/verdicts.py: a U test over processes where both files are merged from
 several; else the one-process rule, which calls no change under 10%; the options are compare's).
 The page holds:
   - first, per other build, its rows counted against the base ("13.0 against 11.8: faster in 43

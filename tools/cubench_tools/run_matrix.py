@@ -55,7 +55,9 @@ tools/gpu-session.sh does). TORCH_CUDA_ARCH_LIST from the environment reaches To
 9.0: else a CUDA LibTorch may add every architecture it was built for to the CUDA flags). Then the
 processes of the labels take turns, and the merge, tables, plots and report follow as for
 toolkits, each file named and labelled by its LABEL (results/<LABEL>.json, the first --torch the
-base); each result's context names its install ("torch_install"). A LibTorch built with the
+base); each result's context names its install ("torch_install") and records its version and
+CUDA ("torch_version", "torch_cuda"), by which the tables and the report label each build by its
+PyTorch. A LibTorch built with the
 pre-C++11 ABI (PyTorch's pip wheels before 2.7) is refused: cubench's harness and Google
 Benchmark use the C++11 one, and the two do not link (LibTorch's cxx11-abi archive of the same
 version does). No GPU is needed where every install's torch is CPU only and --suite cpu is given.
@@ -466,6 +468,14 @@ class TorchInstall:
             return self.cudnn
         return None
 
+    def context(self):
+        """What its result files' context adds: the install in one line, and, for the tools'
+        labels, its version and CUDA."""
+        out = {"torch_install": self.summary(), "torch_version": self.version}
+        if self.cuda:
+            out["torch_cuda"] = self.cuda
+        return out
+
     def summary(self):
         """The context's "torch_install": where the install is and what it is, in one line."""
         text = f"{self.label}: {self.what()}: torch {self.version}"
@@ -736,7 +746,7 @@ def torch_builds(installs, build_root):
             cmd.append(f"-DCUDA_TOOLKIT_ROOT_DIR={os.path.dirname(os.path.dirname(install.nvcc))}")
         if install.cudnn_root():
             cmd.append(f"-DCUDNN_ROOT={install.cudnn_root()}")
-        builds.append(Build(install.label, folder, cmd, {"torch_install": install.summary()}))
+        builds.append(Build(install.label, folder, cmd, install.context()))
     return builds
 
 
