@@ -786,7 +786,10 @@ class OneProcess(unittest.TestCase):
 
 class TorchBuilds(unittest.TestCase):
     """Files of LibTorch builds, as tools/run-matrix --torch writes them (13.0's fixture given
-    their contexts): each build named by its PyTorch."""
+    their contexts): each build named by its PyTorch, a run without a GPU titled by the CPU."""
+
+    DEBIAN = {"libtorch": "1.13.1", "libtorch_cuda": "no (CPU-only LibTorch)", "torch_version": "1.13.1",
+              "gpu": "none (no NVIDIA driver on this machine (no /dev/nvidiactl, no libcuda.so.1))"}
 
     def render(self, *contexts):
         """The page of the builds a, b, ... (13.0's fixture, each with its context's fields added)."""
@@ -813,6 +816,17 @@ class TorchBuilds(unittest.TestCase):
         self.assertIn(": LibTorch 2.5.1+cu124 (CUDA 12.4, cuDNN 9.1.0, cuBLAS 12.4.5); 4 processes", md)
         self.assertIn(": LibTorch 2.6.0+cu126 (CUDA 12.6, cuDNN 9.5.1, cuBLAS 12.6.4); 4 processes", md)
         self.assertNotIn("CUDA 13.0 (cuBLAS", md)  # the toolkit cubench's own file names
+
+    def test_a_run_without_a_gpu_is_titled_by_the_cpu(self):
+        md = self.render(self.DEBIAN, self.DEBIAN)
+        self.assertEqual(md.splitlines()[0], "# cubench report: a, b on the CPU (no GPU)")
+        self.assertIn("| GPU | the CPU (no GPU: no NVIDIA driver on this machine (no /dev/nvidiactl, no "
+                      "libcuda.so.1)) |", md)
+        self.assertIn(": LibTorch 1.13.1 (CPU only); 4 processes", md)
+        cpu = dict(self.DEBIAN, cpu_model="AMD EPYC 9654 96-Core Processor")
+        named = self.render(cpu, cpu)
+        self.assertEqual(named.splitlines()[0],
+                         "# cubench report: a, b on the CPU, AMD EPYC 9654 96-Core Processor (no GPU)")
 
 
 class Trend(unittest.TestCase):

@@ -327,6 +327,17 @@ class TorchLabels(unittest.TestCase):
         toolkit = {k: v for k, v in context.items() if not k.startswith("libtorch")}
         self.assertEqual(label_of("x.json", toolkit), "CUDA 13.0 (cuBLAS 13.1.0)")  # no LibTorch: as before
 
+    def test_a_run_without_a_gpu_is_said_to_have_run_on_the_cpu(self):
+        from cubench_tools.results import ran_on
+        none = "none (no NVIDIA driver on this machine)"
+        self.assertEqual(ran_on({"gpu": none}), "the CPU (no GPU)")
+        self.assertEqual(ran_on({"gpu": none}, why=True), "the CPU (no GPU: no NVIDIA driver on this machine)")
+        self.assertEqual(ran_on({"gpu": "none", "cpu_model": "AMD EPYC 9654"}), "the CPU, AMD EPYC 9654 (no GPU)")
+        self.assertEqual(ran_on({"gpu": "NVIDIA H200", "cpu_model": "AMD EPYC 9654"}), "NVIDIA H200")
+        a = self.write("a.json", gpu=none)
+        r = tool("compare.py", "--table", a, data("one-process-b.json"))
+        self.assertIn("files ran on different GPUs: NVIDIA H100 80GB HBM3, the CPU (no GPU)", r.stdout)
+
 
 class CompactTable(unittest.TestCase):
     """Two files without --table: compare's own compact table (Google Benchmark's compare.py is

@@ -13,9 +13,10 @@ across the history's runs on the base build's GPU, a chart per family with its c
 Writes PATH.md (GitHub shows it; its charts are PNGs in PATH-charts/, beside it) and PATH.html
 (one file: its charts embedded, nothing outside it needed), and prints their paths. LABEL names a
 build on the page (without one, the stack the file names: "CUDA 13.0 (cuBLAS 13.1.0)"; a LibTorch
-build's, by its PyTorch: "LibTorch 2.5.1+cu124 (CUDA 12.4, cuDNN 9.1.0, cuBLAS 12.4.5)"). The
-first file is the base: every other build is judged against it, row by row, by tools/compare's
-rule (tools/cubench_tools/verdicts.py: a U test over processes where both files are merged from
+build's, by its PyTorch: "LibTorch 2.5.1+cu124 (CUDA 12.4, cuDNN 9.1.0, cuBLAS 12.4.5)").
+A run without a GPU is titled by the CPU ("the CPU (no GPU)"). The first file is the base: every
+other build is judged against it, row by row, by tools/compare's rule
+(tools/cubench_tools/verdicts.py: a U test over processes where both files are merged from
 several; else the one-process rule, which calls no change under 10%; the options are compare's).
 The page holds:
   - first, per other build, its rows counted against the base ("13.0 against 11.8: faster in 43
@@ -68,7 +69,7 @@ from .verdicts import FASTER, SAME, SLOWER, TOO_NOISY
 from .page import (Bullets, Chart, Code, CodeBlock, Details, Folded, Heading, Paragraph, Strong,  # noqa: E402
                          Table, Verdict, html_page, markdown)
 from .results import (MEASURED, NOT_BUILT_FIELD, SCHEMA_FIELD, SKIPS, InputError, label_of,  # noqa: E402
-                     load, merged_schema, not_built_of)
+                     load, merged_schema, not_built_of, ran_on)
 
 PROG = "tools/report"
 # Context fields that may hold the command a file was made with, the first present wins:
@@ -762,7 +763,7 @@ def dates_text(build):
 
 
 CONDITIONS = (
-    ("GPU", lambda b: context_value(b, "gpu")),
+    ("GPU", lambda b: ran_on(b.context, why=True)),
     ("power limit", lambda b: context_value(b, "gpu_power_limit_W", " W")),
     ("default / max SM clock", lambda b: f"{context_value(b, 'gpu_default_sm_clock_mhz', ' MHz')} / "
                                          f"{context_value(b, 'gpu_max_sm_clock_mhz', ' MHz')}"),
@@ -782,7 +783,7 @@ def condition_warnings(comparison):
     """What a reader must know before trusting a verdict: the GPU differed, was capped, throttled
     or shared, or a build's samples cannot carry a significance test."""
     c, out = comparison, []
-    gpus = {b.context.get("gpu", "?") for b in c.builds}
+    gpus = {ran_on(b.context) for b in c.builds}
     if len(gpus) > 1:
         out.append(f"The builds ran on different GPUs: {', '.join(sorted(gpus))}.")
     limits = {b.context.get("gpu_power_limit_W") for b in c.builds} - {None}
@@ -1178,7 +1179,7 @@ def stack_of(build):
 
 def header_blocks(comparison, first_chart=()):
     c = comparison
-    gpus = sorted({b.context.get("gpu", "?") for b in c.builds})
+    gpus = sorted({ran_on(b.context) for b in c.builds})
     title = f"cubench report: {', '.join(b.label for b in c.builds)} on {' and '.join(gpus)}"
     items = [[Strong(b.label), " (the base)" if k == 0 else "", ": ", Code(b.path),
               f": {stack_of(b)}; {b.samples_text()}"] for k, b in enumerate(c.builds)]

@@ -63,7 +63,7 @@ NOT_BUILT_FIELD = "not_built"
 CONTEXT_FIELDS = ("framework", "torch", "cuda_toolkit", "cublas", "processes", "gpu", "date",
                   "copy_ceiling_GBps", "interrupted", "suite", "gpu_other_processes_at_start",
                   "cuda_runtime", "libtorch", "libtorch_cuda", "libtorch_cudnn", "torch_version",
-                  "torch_cuda")
+                  "torch_cuda", "cpu_model")
 
 
 class InputError(Exception):
@@ -984,3 +984,20 @@ def torch_label(context):
     bundled = bundled_copy(context, "libcublas")
     parts.append(f"cuBLAS {bundled} (bundled)" if bundled else f"cuBLAS {context.get('cublas', '?')}")
     return f"LibTorch {version} ({', '.join(parts)})"
+
+
+def no_gpu(context):
+    """Whether the run had no GPU: cubench writes "gpu": "none (<why>)" then."""
+    gpu = str(context.get("gpu", ""))
+    return gpu == "none" or gpu.startswith("none (")
+
+
+def ran_on(context, why=False):
+    """What a file's rows ran on, for a title: its GPU; without one the CPU ("the CPU (no GPU)",
+    or its name where the context has it: tools/run-matrix records "cpu_model"), never "none".
+    why: a run without a GPU says cubench's reason too."""
+    if not no_gpu(context):
+        return str(context.get("gpu", "?"))
+    cpu = f"the CPU, {context['cpu_model']}" if context.get("cpu_model") else "the CPU"
+    reason = str(context.get("gpu", ""))[len("none ("):-1] if why else ""
+    return f"{cpu} (no GPU{': ' + reason if reason else ''})"

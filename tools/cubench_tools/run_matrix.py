@@ -31,7 +31,8 @@ Last, with two presets or more, results/report.html and results/report.md (tools
 merged files, each labelled by its preset): the page to hand on, with each family's verdict in a
 sentence, the GPU's conditions, the kernels that changed, what was not built, the cost side and
 the commands; each merged file's context records the command its processes ran
-("command_line"), which the page shows.
+("command_line"), which the page shows, and the CPU's name ("cpu_model", from /proc/cpuinfo: a run
+without a GPU is titled by it).
 --build-only builds the presets and stops (no GPU needed; one preset is enough).
 
 --torch LABEL=PATH (given twice or more; not with --presets) compares PyTorch installs instead of
@@ -326,6 +327,15 @@ def record_command(path, command, context=None):
         cli.write_file(path, json.dumps(data, indent=1))
     except (OSError, ValueError, KeyError, TypeError, InputError) as e:
         say(f"{path}: the command line was not recorded in it ({e})")
+
+
+def host_context():
+    """What the result files' context adds of the machine: its CPU's name ("cpu_model", from
+    /proc/cpuinfo), which Google Benchmark's context lacks and a run without a GPU is titled by;
+    {} where it cannot be read."""
+    text = _read("/proc/cpuinfo") or ""
+    m = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
+    return {"cpu_model": m.group(1).strip()} if m else {}
 
 
 def write_report(written, out_dir):
@@ -1037,7 +1047,7 @@ def build_all(names, clock, where=BUILD_ROOT):
 def build_and_run(builds, args, clock):
     """Builds every Build, then runs their processes in turns, merges, tables, plots, reports."""
     folders = {b.name: b.folder for b in builds}
-    contexts = {b.name: b.context for b in builds}
+    contexts = {b.name: dict(b.context, **host_context()) for b in builds}
     built, failed = build_all([b.name for b in builds], clock, {b.name: b for b in builds})
     if args.build_only:
         for preset in built:
