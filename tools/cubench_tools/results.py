@@ -63,7 +63,7 @@ NOT_BUILT_FIELD = "not_built"
 CONTEXT_FIELDS = ("framework", "torch", "cuda_toolkit", "cublas", "processes", "gpu", "date",
                   "copy_ceiling_GBps", "interrupted", "suite", "gpu_other_processes_at_start",
                   "cuda_runtime", "libtorch", "libtorch_cuda", "libtorch_cudnn", "torch_version",
-                  "torch_cuda", "cpu_model")
+                  "torch_cuda", "torch_dir", "cpu_model")
 
 
 class InputError(Exception):

@@ -56,9 +56,12 @@ tools/gpu-session.sh does). TORCH_CUDA_ARCH_LIST from the environment reaches To
 9.0: else a CUDA LibTorch may add every architecture it was built for to the CUDA flags). Then the
 processes of the labels take turns, and the merge, tables, plots and report follow as for
 toolkits, each file named and labelled by its LABEL (results/<LABEL>.json, the first --torch the
-base); each result's context names its install ("torch_install") and records its version and
-CUDA ("torch_version", "torch_cuda"), by which the tables and the report label each build by its
-PyTorch. A LibTorch built with the
+base); each result's context names its install ("torch_install") and records its version,
+CUDA and Torch_DIR's real path ("torch_version", "torch_cuda", "torch_dir"), by which the tables
+and the report label each build by its PyTorch and tell one install from two. Two labels of one
+install (the same Torch_DIR, as real paths, and torch version: one python or LibTorch given twice,
+or by two paths) are run, an A/A being legitimate, with a warning line on stderr that says the
+comparison is an A/A, and the report says so first. A LibTorch built with the
 pre-C++11 ABI (PyTorch's pip wheels before 2.7) is refused: cubench's harness and Google
 Benchmark use the C++11 one, and the two do not link (LibTorch's cxx11-abi archive of the same
 version does). No GPU is needed where every install's torch is CPU only and --suite cpu is given.
@@ -480,8 +483,9 @@ class TorchInstall:
 
     def context(self):
         """What its result files' context adds: the install in one line, and, for the tools'
-        labels, its version and CUDA."""
-        out = {"torch_install": self.summary(), "torch_version": self.version}
+        labels and their one-install check, its version, CUDA and Torch_DIR (its real path)."""
+        out = {"torch_install": self.summary(), "torch_version": self.version,
+               "torch_dir": os.path.realpath(self.torch_dir)}
         if self.cuda:
             out["torch_cuda"] = self.cuda
         return out
@@ -760,6 +764,29 @@ def torch_builds(installs, build_root):
     return builds
 
 
+def install_key(install):
+    """What makes two installs one: the real path of their Torch_DIR (a python's is its torch's,
+    so two venvs whose python is one /usr/bin/python3 stay two) and the torch version there."""
+    return os.path.realpath(install.torch_dir), install.version
+
+
+def one_install_warnings(installs):
+    """A warning line per group of --torch labels that name one install (the same python or
+    LibTorch under two labels, or two paths to it): legitimate, but an A/A, which a reader of the
+    tables would otherwise take for two PyTorch builds."""
+    groups = {}
+    for install in installs:
+        groups.setdefault(install_key(install), []).append(install.label)
+    out = []
+    for (torch_dir, version), labels in groups.items():
+        if len(labels) > 1:
+            named = ", ".join(labels[:-1]) + f" and {labels[-1]}"
+            out.append(f"warning: --torch {named} are one install (torch {version}, Torch_DIR "
+                       f"{torch_dir}): the comparison is an A/A, the install against itself, not "
+                       "two PyTorch builds")
+    return out
+
+
 def gpu_needed(args, installs=None):
     """Whether the run needs a GPU: not with --build-only, nor where every --torch install is CPU
     only and --suite cpu runs the CPU families alone."""
@@ -838,6 +865,8 @@ def main(argv):
         say(f"{install.label}: torch {install.version} "
             f"({'CUDA ' + install.cuda if install.cuda else 'CPU only'}), {install.what()}, "
             f"Torch_DIR {install.torch_dir}; built with preset {install.preset}")
+    for line in one_install_warnings(installs or []):
+        say(line)
     # Checked above; made only now that the work starts.
     cli.output_dir(args.build_dir, "--build-dir")
     if not args.build_only:
