@@ -784,6 +784,62 @@ class OneProcess(unittest.TestCase):
         self.assertNotRegex(md, r"rows? significant")
 
 
+class TorchBuilds(unittest.TestCase):
+    """Files of LibTorch builds, as tools/run-matrix --torch writes them (13.0's fixture given
+    their contexts): each build named by its PyTorch, a run without a GPU titled by the CPU,
+    and two builds of one install said to be an A/A, first."""
+
+    DEBIAN = {"libtorch": "1.13.1", "libtorch_cuda": "no (CPU-only LibTorch)", "torch_version": "1.13.1",
+              "torch_dir": "/usr/lib/x86_64-linux-gnu/cmake/Torch",
+              "gpu": "none (no NVIDIA driver on this machine (no /dev/nvidiactl, no libcuda.so.1))"}
+
+    def render(self, *contexts):
+        """The page of the builds a, b, ... (13.0's fixture, each with its context's fields added)."""
+        with tempfile.TemporaryDirectory() as d:
+            specs = []
+            for label, context in zip("abc", contexts):
+                with open(fixture("13.0")) as f:
+                    doc = json.load(f)
+                doc["context"].update(context, date=f"2026-12-0{len(specs) + 1}")
+                path = os.path.join(d, f"{label}.json")
+                with open(path, "w") as f:
+                    json.dump(doc, f)
+                specs.append(f"{label}={path}")
+            r = run_report("--out", os.path.join(d, "r"), *specs)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "r.md")) as f:
+                return f.read()
+
+    def test_each_build_is_named_by_its_pytorch(self):
+        md = self.render({"libtorch": "2.5.1", "libtorch_cuda": "yes", "libtorch_cudnn": "90100",
+                          "cublas": "12.4.5", "torch_version": "2.5.1+cu124", "torch_cuda": "12.4"},
+                         {"libtorch": "2.6.0", "libtorch_cuda": "yes", "libtorch_cudnn": "90501",
+                          "cublas": "12.6.4", "torch_version": "2.6.0+cu126", "torch_cuda": "12.6"})
+        self.assertIn(": LibTorch 2.5.1+cu124 (CUDA 12.4, cuDNN 9.1.0, cuBLAS 12.4.5); 4 processes", md)
+        self.assertIn(": LibTorch 2.6.0+cu126 (CUDA 12.6, cuDNN 9.5.1, cuBLAS 12.6.4); 4 processes", md)
+        self.assertNotIn("CUDA 13.0 (cuBLAS", md)  # the toolkit cubench's own file names
+        self.assertNotIn("Warning:", md)  # two installs
+
+    def test_a_run_without_a_gpu_is_titled_by_the_cpu(self):
+        md = self.render(self.DEBIAN, self.DEBIAN)
+        self.assertEqual(md.splitlines()[0], "# cubench report: a, b on the CPU (no GPU)")
+        self.assertIn("| GPU | the CPU (no GPU: no NVIDIA driver on this machine (no /dev/nvidiactl, no "
+                      "libcuda.so.1)) |", md)
+        self.assertIn(": LibTorch 1.13.1 (CPU only); 4 processes", md)
+        cpu = dict(self.DEBIAN, cpu_model="AMD EPYC 9654 96-Core Processor")
+        named = self.render(cpu, cpu)
+        self.assertEqual(named.splitlines()[0],
+                         "# cubench report: a, b on the CPU, AMD EPYC 9654 96-Core Processor (no GPU)")
+
+    def test_two_builds_of_one_install_are_said_to_be_an_aa_first(self):
+        md = self.render(self.DEBIAN, self.DEBIAN, dict(self.DEBIAN, torch_dir="/opt/libtorch"))
+        self.assertEqual(md.split("\n\n")[1], (
+            "**Warning:** a and b are one PyTorch install (torch 1.13.1, Torch_DIR "
+            "/usr/lib/x86_64-linux-gnu/cmake/Torch): this comparison is an A/A, the install against itself, "
+            "not two PyTorch builds; a difference between them is noise."))
+        self.assertEqual(md.count("Warning:"), 1)  # c is another install
+
+
 class Trend(unittest.TestCase):
     """--history: the compared rows across a tools/history database's runs, a chart per family;
     a database that is not one is one line before any work."""

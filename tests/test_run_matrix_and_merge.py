@@ -684,7 +684,44 @@ class RunMatrixTorchBuilds(RunMatrixTorch):
             report = f.read()
         self.assertIn("# cubench report: old, new", report)  # each file labelled by its LABEL, the first the base
         self.assertIn("**new** against old", report)
-        self.assertTrue(os.path.isfile(os.path.join(self.out_dir, "table.md")))
+        self.assertNotIn("warning", r.stderr)  # two installs: no A/A said
+        self.assertNotIn("Warning:", report)
+        # each build labelled by its PyTorch (its version and CUDA as run-matrix found them; cuDNN
+        # and cuBLAS as the run loaded them: the fake run's file says 91900 and 13.1.0), on the
+        # page and in the table's header, never by the toolkit cubench's file names (CUDA 13.0)
+        context = load(os.path.join(self.out_dir, "new.json"))["context"]
+        self.assertEqual((context["torch_version"], context["torch_cuda"], context["torch_dir"]),
+                         ("2.6.0+cu124", "12.4", os.path.realpath(f"{new}/share/cmake/Torch")))
+        stacks = {"old": "LibTorch 2.7.1+cu118 (CUDA 11.8, cuDNN 9.19.0, cuBLAS 13.1.0)",
+                  "new": "LibTorch 2.6.0+cu124 (CUDA 12.4, cuDNN 9.19.0, cuBLAS 13.1.0)"}
+        for label, stack in stacks.items():
+            self.assertIn(f"**{label}**", report)
+            self.assertIn(f": {stack}; 2 processes, one sample each", report)
+        with open(os.path.join(self.out_dir, "table.md")) as f:
+            header = f.readline()
+        self.assertIn(f"| {stacks['old']}, 2 processes: time |", header)
+        self.assertIn(f"| {stacks['new']}, 2 processes: time |", header)
+        self.assertNotIn("CUDA 13.0 (cuBLAS", header + report)
+
+    def test_two_labels_of_one_install_run_as_an_aa_with_a_warning(self):
+        # one LibTorch, named by its folder and by its Torch_DIR: one install, run under both labels
+        root = self.fake_libtorch("libtorch-a", "2.5.1+cu124")
+        torch_dir = os.path.join(root, "share", "cmake", "Torch")
+        r = self.run_matrix("--torch", f"a={root}", "--torch", f"b={torch_dir}", "--processes", "2",
+                            env=self.env(FAKE_RESULT=data("one-process-a.json")))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        warning = (f"[run-matrix] warning: --torch a and b are one install (torch 2.5.1+cu124, Torch_DIR "
+                   f"{os.path.realpath(torch_dir)}): the comparison is an A/A, the install against "
+                   "itself, not two PyTorch builds")
+        self.assertEqual([line for line in r.stderr.splitlines() if "warning" in line], [warning])
+        runs = [call.split()[0] for call in self.cmake_calls() if not call.startswith("--")]
+        self.assertEqual(runs, [os.path.join(self.build_dir, f"torch-{label}", "cubench")
+                                for label in "ab" * 2])  # still built and run under both labels
+        with open(os.path.join(self.out_dir, "report.md")) as f:
+            report = f.read()
+        self.assertIn(f"\n\n**Warning:** a and b are one PyTorch install (torch 2.5.1+cu124, Torch_DIR "
+                      f"{os.path.realpath(torch_dir)}): this comparison is an A/A, the install against "
+                      "itself, not two PyTorch builds; a difference between them is noise.\n\n", report)
 
     def test_a_wheels_cudnn_without_headers_is_not_passed(self):
         a = self.fake_python("venv-a", "2.7.1+cu126", "12.6", cudnn_headers=False)
@@ -743,6 +780,7 @@ class RunMatrixTorchBuilds(RunMatrixTorch):
                             env=self.env(nvidia_smi=DRIVER_GONE, FAKE_RESULT=data("one-process-a.json")))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("[run-matrix] no GPU needed: every install's torch is CPU only and --suite cpu", r.stderr)
+        self.assertIn("[run-matrix] warning: --torch a and b are one install (torch 2.5.1+cpu, ", r.stderr)
         self.assertEqual(self.configure_calls(), [
             f"--preset cuda-13.0 -B {self.build_dir}/torch-{label} -DCUBENCH_WITH_TORCH=ON "
             f"-DTorch_DIR={a}/share/cmake/Torch -DCMAKE_POLICY_VERSION_MINIMUM=3.5" for label in "ab"])
@@ -896,6 +934,22 @@ class RunMatrixTorchParts(RunMatrixTorch):
             os.environ["PATH"] = saved
         self.assertEqual((install.kind, install.version, install.cuda, install.python),
                          ("python", "2.7.1+cu118", "11.8", PY[len("python"):]))
+
+    def test_one_install_is_one_torch_dir_not_one_python(self):
+        # two venvs share one python (a venv's bin/python links to the system's), not their torch
+        a, b = (os.path.join(self.dir, f"venv-{x}", "torch", "share", "cmake", "Torch") for x in "ab")
+        for d in (a, b):
+            os.makedirs(d)
+        link = os.path.join(self.dir, "link-to-a")
+        os.symlink(a, link)
+        install = lambda label, torch_dir, version="2.5.1+cu124": run_matrix.TorchInstall(  # noqa: E731
+            label, "/usr/bin/python3", "python", version, "12.4", torch_dir)
+        self.assertEqual(run_matrix.one_install_warnings([install("a", a), install("b", b)]), [])
+        self.assertEqual(run_matrix.one_install_warnings([install("a", a), install("b", b),
+                                                          install("c", link)]),
+                         [f"warning: --torch a and c are one install (torch 2.5.1+cu124, Torch_DIR "
+                          f"{os.path.realpath(a)}): "
+                          "the comparison is an A/A, the install against itself, not two PyTorch builds"])
 
     def test_help_names_torch(self):
         r = tool("run_matrix.py", "--help")

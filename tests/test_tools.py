@@ -275,6 +275,70 @@ class NumericContext(unittest.TestCase):
             self.assertEqual(json.load(f)["context"]["process_dates"], "20261202, 20261203")
 
 
+class TorchLabels(unittest.TestCase):
+    """A LibTorch build's file (its context says "libtorch") is labelled by its PyTorch: the
+    version, its CUDA, its cuDNN and the cuBLAS it loaded; a toolkit build's as before."""
+
+    def write(self, name, **context):
+        with open(data("one-process-a.json")) as f:  # a LibTorch build's: libtorch 2.11.0
+            doc = json.load(f)
+        doc["context"].update(context)
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return path
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_the_table_names_each_pytorch(self):
+        # two PyTorch installs built with one toolkit (cuda-12.4): as tools/run-matrix --torch
+        # records them; cuDNN 9.1.0 and 9.5.1 as cudnnGetVersion encodes them
+        a = self.write("a.json", libtorch="2.5.1", libtorch_cudnn="90100", cublas="12.4.5", cuda_toolkit="12.4",
+                       torch_version="2.5.1+cu124", torch_cuda="12.4")
+        b = self.write("b.json", libtorch="2.6.0", libtorch_cudnn="90501", cublas="12.6.4", cuda_toolkit="12.4",
+                       torch_version="2.6.0+cu126", torch_cuda="12.6")
+        r = tool("compare.py", "--table", a, b)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        header = r.stdout.splitlines()[0]
+        self.assertIn("| LibTorch 2.5.1+cu124 (CUDA 12.4, cuDNN 9.1.0, cuBLAS 12.4.5): time |", header)
+        self.assertIn("| LibTorch 2.6.0+cu126 (CUDA 12.6, cuDNN 9.5.1, cuBLAS 12.6.4): verdict |", header)
+        self.assertNotIn("CUDA 12.4 (cuBLAS", r.stdout)
+
+    def test_what_each_context_gives(self):
+        from cubench_tools.results import label_of
+        with open(data("one-process-a.json")) as f:
+            context = json.load(f)["context"]
+        bundled = json.dumps({"libcublas-3b81d170.so.12": "/opt/libtorch/lib/libcublas-3b81d170.so.12",
+                              "libcublas.so.12": "/usr/local/cuda-12.4/lib64/libcublas.so.12.4.5.8"})
+        for extra, label in (
+                ({}, "LibTorch 2.11.0 (CUDA 13.0, cuDNN 9.19.0, cuBLAS 13.1.0)"),  # cubench's own fields
+                ({"libtorch_cudnn": "8902", "torch_version": "2.1.2+cu121"},  # CUDA from +cu121
+                 "LibTorch 2.1.2+cu121 (CUDA 12.1, cuDNN 8.9.2, cuBLAS 13.1.0)"),
+                ({"libtorch_cudnn": "0", "loaded_libraries": bundled},  # LibTorch's own cuBLAS ran
+                 "LibTorch 2.11.0 (CUDA 13.0, cuBLAS 12 (bundled))"),
+                ({"libtorch": "1.13.1", "libtorch_cuda": "no (CPU-only LibTorch)"}, "LibTorch 1.13.1 (CPU only)"),
+                ({"processes": "4"}, "LibTorch 2.11.0 (CUDA 13.0, cuDNN 9.19.0, cuBLAS 13.1.0), 4 processes")):
+            with self.subTest(extra=extra):
+                self.assertEqual(label_of("x.json", dict(context, **extra)), label)
+        toolkit = {k: v for k, v in context.items() if not k.startswith("libtorch")}
+        self.assertEqual(label_of("x.json", toolkit), "CUDA 13.0 (cuBLAS 13.1.0)")  # no LibTorch: as before
+
+    def test_a_run_without_a_gpu_is_said_to_have_run_on_the_cpu(self):
+        from cubench_tools.results import ran_on
+        none = "none (no NVIDIA driver on this machine)"
+        self.assertEqual(ran_on({"gpu": none}), "the CPU (no GPU)")
+        self.assertEqual(ran_on({"gpu": none}, why=True), "the CPU (no GPU: no NVIDIA driver on this machine)")
+        self.assertEqual(ran_on({"gpu": "none", "cpu_model": "AMD EPYC 9654"}), "the CPU, AMD EPYC 9654 (no GPU)")
+        self.assertEqual(ran_on({"gpu": "NVIDIA H200", "cpu_model": "AMD EPYC 9654"}), "NVIDIA H200")
+        a = self.write("a.json", gpu=none)
+        r = tool("compare.py", "--table", a, data("one-process-b.json"))
+        self.assertIn("files ran on different GPUs: NVIDIA H100 80GB HBM3, the CPU (no GPU)", r.stdout)
+
+
 class CompactTable(unittest.TestCase):
     """Two files without --table: compare's own compact table (Google Benchmark's compare.py is
     not run): the two times, the changes and the verdict, then the notes."""
@@ -356,8 +420,9 @@ class CompactOutput(unittest.TestCase):
         # rows of docs/results/h100/default-run/cuda-13.0.json and memory-limit-24GiB.json: one
         # process each, one repetition a row
         lines = self.compare(data("one-process-a.json"), data("one-process-b.json"))
-        self.assertEqual(lines[0], "| benchmark | CUDA 13.0 (cuBLAS 13.1.0) [one-process-a.json] | CUDA 13.0 "
-                                   "(cuBLAS 13.1.0) [one-process-b.json] | change % | cycles change % | verdict |")
+        # a LibTorch build: labelled by its PyTorch (LibTorch 2.11.0 of CUDA 13.0 with cuDNN 91900)
+        a, b = (f"LibTorch 2.11.0 (CUDA 13.0, cuDNN 9.19.0, cuBLAS 13.1.0) [one-process-{x}.json]" for x in "ab")
+        self.assertEqual(lines[0], f"| benchmark | {a} | {b} | change % | cycles change % | verdict |")
         # 4.66 us and 7.08 us, +52%, in two processes of one build: an 8 B all-reduce is paced by
         # the host (not queued ahead of the GPU, its noise never settled), which one process's
         # spread (11%, 6%) does not show: 2 x 11% + 15% a side is ln 1.66 in log ratio
@@ -379,11 +444,9 @@ class CompactOutput(unittest.TestCase):
         self.assertIn("| inaccurate here, reported, not timed ... |", svd[0])
         self.assertTrue(svd[0].endswith("|  |  |  |"), svd[0])  # no change, no verdict
         self.assertIn("not timed, no verdict (2; the message is in the time cell, whole below where cut): "
-                      "svd/gesvdp/fp32/2048/manual_time "
-                      "in CUDA 13.0 (cuBLAS 13.1.0) [one-process-a.json], svd/gesvdp/fp32/2048/manual_time in "
-                      "CUDA 13.0 (cuBLAS 13.1.0) [one-process-b.json]", lines)
-        self.assertIn("CUDA 13.0 (cuBLAS 13.1.0) [one-process-b.json] against CUDA 13.0 (cuBLAS 13.1.0) "
-                      "[one-process-a.json]: faster in 0 of 6 rows, slower in none, the same in 1, too noisy "
+                      f"svd/gesvdp/fp32/2048/manual_time in {a}, svd/gesvdp/fp32/2048/manual_time in {b}",
+                      lines)
+        self.assertIn(f"{b} against {a}: faster in 0 of 6 rows, slower in none, the same in 1, too noisy "
                       "to tell in 5", lines)
         self.assertEqual(len([line for line in lines if line.startswith("one process: run more: ")]), 1)
 
@@ -414,9 +477,10 @@ class CompactOutput(unittest.TestCase):
     def test_an_older_file_of_one_repetition_is_judged_by_its_spread(self):
         # older-cubench.json: one repetition a row, sample_cv but no time_ci_pct (before 9cd2164)
         lines = self.compare(data("older-cubench.json"), data("older-cubench.json"))
-        self.assertEqual(lines[0], "| benchmark | CUDA 13.0 (cuBLAS 13.1.0) | CUDA 13.0 (cuBLAS 13.1.0) #2 | "
-                                   "change % | cycles change % | verdict |")
-        self.assertIn("CUDA 13.0 (cuBLAS 13.1.0) #2 against CUDA 13.0 (cuBLAS 13.1.0): faster in 0 of 4 rows, "
+        # a LibTorch build of before its cuDNN was recorded: labelled by its PyTorch, without cuDNN
+        stack = "LibTorch 2.11.0 (CUDA 13.0, cuBLAS 13.1.0)"
+        self.assertEqual(lines[0], f"| benchmark | {stack} | {stack} #2 | change % | cycles change % | verdict |")
+        self.assertIn(f"{stack} #2 against {stack}: faster in 0 of 4 rows, "
                       "slower in none, the same in 4, too noisy to tell in 0", lines)
         out = []
         with tempfile.TemporaryDirectory() as d:

@@ -60,7 +60,7 @@ import sys
 from . import cli
 from . import rows as rowsel
 from . import verdicts
-from .results import InputError, load, merged_schema, unit
+from .results import InputError, load, merged_schema, ran_on, unit
 
 # The counter columns a table shows by default besides its families' main counters, and all of
 # them for files written before the schema: the table these files always gave.
@@ -241,7 +241,7 @@ class Table:
 
     def notes(self):
         a, notes = self.args, []
-        gpus = {ctx.get("gpu", "?") for _, ctx, _ in self.loaded}
+        gpus = {ran_on(ctx) for _, ctx, _ in self.loaded}
         if len(gpus) > 1:
             notes.append(f"files ran on different GPUs: {', '.join(sorted(gpus))}")
         for i in range(1, len(self.loaded)):

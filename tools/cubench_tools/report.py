@@ -12,8 +12,11 @@ across the history's runs on the base build's GPU, a chart per family with its c
 
 Writes PATH.md (GitHub shows it; its charts are PNGs in PATH-charts/, beside it) and PATH.html
 (one file: its charts embedded, nothing outside it needed), and prints their paths. LABEL names a
-build on the page (without one, the stack the file names: "CUDA 13.0 (cuBLAS 13.1.0)"). The first
-file is the base: every other build is judged against it, row by row, by tools/compare's rule
+build on the page (without one, the stack the file names: "CUDA 13.0 (cuBLAS 13.1.0)"; a LibTorch
+build's, by its PyTorch: "LibTorch 2.5.1+cu124 (CUDA 12.4, cuDNN 9.1.0, cuBLAS 12.4.5)"). Builds
+of one PyTorch install (tools/run-matrix --torch under two labels) are said, first, to be an A/A.
+A run without a GPU is titled by the CPU ("the CPU (no GPU)"). The first file is the base: every
+other build is judged against it, row by row, by tools/compare's rule
 (tools/cubench_tools/verdicts.py: a U test over processes where both files are merged from
 several; else the one-process rule, which calls no change under 10%; the options are compare's).
 The page holds:
@@ -67,7 +70,7 @@ from .verdicts import FASTER, SAME, SLOWER, TOO_NOISY
 from .page import (Bullets, Chart, Code, CodeBlock, Details, Folded, Heading, Paragraph, Strong,  # noqa: E402
                          Table, Verdict, html_page, markdown)
 from .results import (MEASURED, NOT_BUILT_FIELD, SCHEMA_FIELD, SKIPS, InputError, label_of,  # noqa: E402
-                     load, merged_schema, not_built_of)
+                     load, merged_schema, not_built_of, ran_on)
 
 PROG = "tools/report"
 # Context fields that may hold the command a file was made with, the first present wins:
@@ -761,7 +764,7 @@ def dates_text(build):
 
 
 CONDITIONS = (
-    ("GPU", lambda b: context_value(b, "gpu")),
+    ("GPU", lambda b: ran_on(b.context, why=True)),
     ("power limit", lambda b: context_value(b, "gpu_power_limit_W", " W")),
     ("default / max SM clock", lambda b: f"{context_value(b, 'gpu_default_sm_clock_mhz', ' MHz')} / "
                                          f"{context_value(b, 'gpu_max_sm_clock_mhz', ' MHz')}"),
@@ -781,7 +784,7 @@ def condition_warnings(comparison):
     """What a reader must know before trusting a verdict: the GPU differed, was capped, throttled
     or shared, or a build's samples cannot carry a significance test."""
     c, out = comparison, []
-    gpus = {b.context.get("gpu", "?") for b in c.builds}
+    gpus = {ran_on(b.context) for b in c.builds}
     if len(gpus) > 1:
         out.append(f"The builds ran on different GPUs: {', '.join(sorted(gpus))}.")
     limits = {b.context.get("gpu_power_limit_W") for b in c.builds} - {None}
@@ -1175,13 +1178,30 @@ def stack_of(build):
     return label_of(build.path, {k: v for k, v in build.context.items() if k != "processes"})
 
 
+def one_install_warnings(builds):
+    """A warning per group of builds of one PyTorch install (tools/run-matrix records each build's
+    Torch_DIR, as its real path, and torch version): their comparison is an A/A, said first, as a
+    reader would otherwise read it as two PyTorch builds."""
+    groups = {}
+    for b in builds:
+        key = (b.context.get("torch_dir"), b.context.get("torch_version"))
+        if all(key):
+            groups.setdefault(key, []).append(b.label)
+    return [f"{', '.join(labels[:-1])} and {labels[-1]} are one PyTorch install (torch {version}, "
+            f"Torch_DIR {torch_dir}): this comparison is an A/A, the install against itself, not "
+            "two PyTorch builds; a difference between them is noise."
+            for (torch_dir, version), labels in groups.items() if len(labels) > 1]
+
+
 def header_blocks(comparison, first_chart=()):
     c = comparison
-    gpus = sorted({b.context.get("gpu", "?") for b in c.builds})
+    gpus = sorted({ran_on(b.context) for b in c.builds})
     title = f"cubench report: {', '.join(b.label for b in c.builds)} on {' and '.join(gpus)}"
     items = [[Strong(b.label), " (the base)" if k == 0 else "", ": ", Code(b.path),
               f": {stack_of(b)}; {b.samples_text()}"] for k, b in enumerate(c.builds)]
-    blocks = [Heading(1, title)] + overall_blocks(c) + list(first_chart) + [Bullets(items)]
+    warnings = [Paragraph([Strong("Warning:"), " " + w]) for w in one_install_warnings(c.builds)]
+    blocks = [Heading(1, title)] + warnings
+    blocks += overall_blocks(c) + list(first_chart) + [Bullets(items)]
     notes = list(dict.fromkeys(b.context["note"] for b in c.builds if isinstance(b.context.get("note"), str)))
     if notes:  # hand-made or annotated files say so before anything is read from them
         blocks.append(Paragraph(("The files say: " if len(notes) == 1 else "Notes in the files: ")

@@ -31,7 +31,8 @@ Last, with two presets or more, results/report.html and results/report.md (tools
 merged files, each labelled by its preset): the page to hand on, with each family's verdict in a
 sentence, the GPU's conditions, the kernels that changed, what was not built, the cost side and
 the commands; each merged file's context records the command its processes ran
-("command_line"), which the page shows.
+("command_line"), which the page shows, and the CPU's name ("cpu_model", from /proc/cpuinfo: a run
+without a GPU is titled by it).
 --build-only builds the presets and stops (no GPU needed; one preset is enough).
 
 --torch LABEL=PATH (given twice or more; not with --presets) compares PyTorch installs instead of
@@ -55,7 +56,12 @@ tools/gpu-session.sh does). TORCH_CUDA_ARCH_LIST from the environment reaches To
 9.0: else a CUDA LibTorch may add every architecture it was built for to the CUDA flags). Then the
 processes of the labels take turns, and the merge, tables, plots and report follow as for
 toolkits, each file named and labelled by its LABEL (results/<LABEL>.json, the first --torch the
-base); each result's context names its install ("torch_install"). A LibTorch built with the
+base); each result's context names its install ("torch_install") and records its version,
+CUDA and Torch_DIR's real path ("torch_version", "torch_cuda", "torch_dir"), by which the tables
+and the report label each build by its PyTorch and tell one install from two. Two labels of one
+install (the same Torch_DIR, as real paths, and torch version: one python or LibTorch given twice,
+or by two paths) are run, an A/A being legitimate, with a warning line on stderr that says the
+comparison is an A/A, and the report says so first. A LibTorch built with the
 pre-C++11 ABI (PyTorch's pip wheels before 2.7) is refused: cubench's harness and Google
 Benchmark use the C++11 one, and the two do not link (LibTorch's cxx11-abi archive of the same
 version does). No GPU is needed where every install's torch is CPU only and --suite cpu is given.
@@ -326,6 +332,15 @@ def record_command(path, command, context=None):
         say(f"{path}: the command line was not recorded in it ({e})")
 
 
+def host_context():
+    """What the result files' context adds of the machine: its CPU's name ("cpu_model", from
+    /proc/cpuinfo), which Google Benchmark's context lacks and a run without a GPU is titled by;
+    {} where it cannot be read."""
+    text = _read("/proc/cpuinfo") or ""
+    m = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
+    return {"cpu_model": m.group(1).strip()} if m else {}
+
+
 def write_report(written, out_dir):
     """tools/report on the result files, each labelled by its preset, the first the base; the
     HTML page's path, or None where the report failed (said on stderr)."""
@@ -465,6 +480,15 @@ class TorchInstall:
         if self.cudnn and os.path.isfile(os.path.join(self.cudnn, "include", "cudnn_version.h")):
             return self.cudnn
         return None
+
+    def context(self):
+        """What its result files' context adds: the install in one line, and, for the tools'
+        labels and their one-install check, its version, CUDA and Torch_DIR (its real path)."""
+        out = {"torch_install": self.summary(), "torch_version": self.version,
+               "torch_dir": os.path.realpath(self.torch_dir)}
+        if self.cuda:
+            out["torch_cuda"] = self.cuda
+        return out
 
     def summary(self):
         """The context's "torch_install": where the install is and what it is, in one line."""
@@ -736,8 +760,31 @@ def torch_builds(installs, build_root):
             cmd.append(f"-DCUDA_TOOLKIT_ROOT_DIR={os.path.dirname(os.path.dirname(install.nvcc))}")
         if install.cudnn_root():
             cmd.append(f"-DCUDNN_ROOT={install.cudnn_root()}")
-        builds.append(Build(install.label, folder, cmd, {"torch_install": install.summary()}))
+        builds.append(Build(install.label, folder, cmd, install.context()))
     return builds
+
+
+def install_key(install):
+    """What makes two installs one: the real path of their Torch_DIR (a python's is its torch's,
+    so two venvs whose python is one /usr/bin/python3 stay two) and the torch version there."""
+    return os.path.realpath(install.torch_dir), install.version
+
+
+def one_install_warnings(installs):
+    """A warning line per group of --torch labels that name one install (the same python or
+    LibTorch under two labels, or two paths to it): legitimate, but an A/A, which a reader of the
+    tables would otherwise take for two PyTorch builds."""
+    groups = {}
+    for install in installs:
+        groups.setdefault(install_key(install), []).append(install.label)
+    out = []
+    for (torch_dir, version), labels in groups.items():
+        if len(labels) > 1:
+            named = ", ".join(labels[:-1]) + f" and {labels[-1]}"
+            out.append(f"warning: --torch {named} are one install (torch {version}, Torch_DIR "
+                       f"{torch_dir}): the comparison is an A/A, the install against itself, not "
+                       "two PyTorch builds")
+    return out
 
 
 def gpu_needed(args, installs=None):
@@ -818,6 +865,8 @@ def main(argv):
         say(f"{install.label}: torch {install.version} "
             f"({'CUDA ' + install.cuda if install.cuda else 'CPU only'}), {install.what()}, "
             f"Torch_DIR {install.torch_dir}; built with preset {install.preset}")
+    for line in one_install_warnings(installs or []):
+        say(line)
     # Checked above; made only now that the work starts.
     cli.output_dir(args.build_dir, "--build-dir")
     if not args.build_only:
@@ -1027,7 +1076,7 @@ def build_all(names, clock, where=BUILD_ROOT):
 def build_and_run(builds, args, clock):
     """Builds every Build, then runs their processes in turns, merges, tables, plots, reports."""
     folders = {b.name: b.folder for b in builds}
-    contexts = {b.name: b.context for b in builds}
+    contexts = {b.name: dict(b.context, **host_context()) for b in builds}
     built, failed = build_all([b.name for b in builds], clock, {b.name: b for b in builds})
     if args.build_only:
         for preset in built:
