@@ -1009,6 +1009,26 @@ class PlotColoursAndAxes(unittest.TestCase):
         figures = self.figures(data("allreduce-2gpu.json"))
         self.assertTrue(all(ax.get_yscale() == "log" for ax in figures["allreduce.png"]))
         self.assertTrue(all(ax.get_xscale() == "log" for ax in figures["allreduce.png"]))
+        for ax in figures["allreduce.png"]:  # the bytes as ticks: 8 at most, the smallest first
+            labels = [t.get_text() for t in ax.get_xticklabels()]
+            self.assertTrue(2 <= len(labels) <= 8, labels)
+            self.assertEqual(labels[0], "8", labels)
+
+    def test_a_size_axis_is_logarithmic_from_a_factor_of_10_its_ticks_the_sizes(self):
+        from cubench_tools import plot
+        self.assertTrue(plot.wide_sizes([1, 8, 64]))  # gemm_decode's m
+        self.assertTrue(plot.wide_sizes([10, 100]))
+        self.assertFalse(plot.wide_sizes([1024, 4096]))
+        self.assertFalse(plot.wide_sizes([7, 0, 69.9]))  # 0 is no size on a log axis
+        self.assertEqual([plot.size_label(v) for v in (1, 64, 16384, 2 ** 28, 10 ** 7, 3 * 10 ** 5 + 1, 2.5)],
+                         ["1", "64", "16384", "256Mi", "10M", "300001", "2.5"])
+        figures = self.figures(data("cuda-13.0.json"))
+        for ax in figures["gemm.png"]:  # every panel's squares' n as its ticks, not 2^10
+            ns = sorted({int(x) for c in ax.containers if c.get_label()[0] != "_"  # a file's line
+                         for x in c.lines[0].get_xdata()})
+            self.assertTrue(ns, ax.get_title())
+            self.assertEqual((ax.get_xscale(), [t.get_text() for t in ax.get_xticklabels()]),
+                             ("log", [str(n) for n in ns]), ax.get_title())
 
 
 # A schema as cubench writes it (context["cubench_schema"]; here as JSON text, as older files hold
@@ -1043,12 +1063,12 @@ def toy_row(name, i, time_us, **counters):
                  "cpu_time": time_us, "time_unit": "us", "label": ""}, **counters)
 
 
-def toy_file(directory, name, square_speedup=1.0, wobble=0.5, schema=TOY_SCHEMA):
-    """Five repetitions of toy/widget/<round|square>/<n>, toy/gadget/<fast|slow>/<64|1024> and one
-    square GEMM; the square widgets made square_speedup times as fast as the round ones."""
+def toy_file(directory, name, square_speedup=1.0, wobble=0.5, schema=TOY_SCHEMA, sizes=TOY_SIZES):
+    """Five repetitions of toy/widget/<round|square>/<n> for n in sizes, toy/gadget/<fast|slow>/<64|1024>
+    and one square GEMM; the square widgets made square_speedup times as fast as the round ones."""
     rows = []
     for shape in ("round", "square"):
-        for n in TOY_SIZES:
+        for n in sizes:
             for i in range(5):
                 t = n * 1e-3 * (1 + 0.001 * i)
                 rows.append(toy_row(f"toy/widget/{shape}/{n}/manual_time", i, t,
@@ -1247,6 +1267,18 @@ class SchemaFiles(unittest.TestCase):
         self.assertEqual(ax.get_ylabel(), "time (us), lower is better")
         self.assertEqual([to_hex(c.patches[0].get_facecolor()) for c in ax.containers if c.get_label()[0] != "_"],
                          [to_hex("C0"), to_hex("C1")])
+
+    def test_plot_a_size_axis_spanning_a_factor_of_10_is_logarithmic_its_ticks_the_sizes(self):
+        # gemm_decode's m = 1, 8, 64: 64x, on a log axis whose ticks say 1, 8 and 64; sizes 8x apart
+        # stay on a linear axis
+        for sizes, scale in (((1, 8, 64), "log"), ((10, 100), "log"), ((16, 32, 64, 128), "linear")):
+            path = toy_file(self.dir.name, f"sizes-{len(sizes)}.json", sizes=sizes)
+            [ax] = self.figures(path)["toy_widget.png"]
+            self.assertEqual(ax.get_xscale(), scale, sizes)
+            if scale == "log":
+                self.assertEqual([t.get_text() for t in ax.get_xticklabels()], [str(n) for n in sizes])
+                self.assertEqual([t.get_text() for t in ax.get_xticklabels(minor=True)],
+                                 [""] * len(ax.get_xticklabels(minor=True)))  # no 10^0 beside the 1
 
     def test_plot_functions_work_without_main(self):
         from cubench_tools import plot
