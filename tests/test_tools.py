@@ -966,13 +966,14 @@ class Plot(unittest.TestCase):
 class PlotColoursAndAxes(unittest.TestCase):
     """The figures themselves, caught before they are saved."""
 
-    def figures(self, *paths):
+    def figures(self, *paths, whole=False):
+        """{chart's file name: its panels}, or with whole, {chart's file name: its figure}."""
         from cubench_tools import plot
         figures = {}
         saved = plot.save
 
         def keep(plt, fig, axes, n, title, path):
-            figures[os.path.basename(path)] = list(axes.flat)[:n]
+            figures[os.path.basename(path)] = fig if whole else list(axes.flat)[:n]
             return saved(plt, fig, axes, n, title, path)
         plot.save = keep
         try:
@@ -1013,6 +1014,38 @@ class PlotColoursAndAxes(unittest.TestCase):
             labels = [t.get_text() for t in ax.get_xticklabels()]
             self.assertTrue(2 <= len(labels) <= 8, labels)
             self.assertEqual(labels[0], "8", labels)
+
+    def test_every_charts_text_is_10_px_or_more_on_the_report_page(self):
+        """A chart wider than the page shows it is shrunk, its text with it (the sigmoid chart's 18
+        inches at 110 dpi, 1980 px, were shown at 1072: its 8-point labels at 6.6 px). Each text's
+        points, at the dpi it is saved with and the page's shrinking, give its pixels there."""
+        import matplotlib.text
+        from cubench_tools import plot
+        with tempfile.TemporaryDirectory() as d:
+            toy = (toy_file(d, "a.json"), toy_file(d, "b.json", sizes=(1, 8, 64)))
+            runs = (
+                (data("torch-h200.json"), data("cuda-11.8.json"), data("cuda-13.0.json")),
+                (data("allreduce-2gpu.json"),), toy, (v3("run-a.json"), v3("run-b.json")),
+                tuple(os.path.join(HERE, "..", "docs", "results", "h100", "toolkits", f"verdict-cuda-{v}.json")
+                      for v in ("11.8", "12.4", "13.0")))
+            charts = {}
+            for paths in runs:
+                charts.update({f"{name} of {', '.join(map(os.path.basename, paths))}": fig
+                               for name, fig in self.figures(*paths, whole=True).items()})
+        for must in ("gemm.png", "sigmoid.png", "svd.png", "allreduce.png", "resnet.png", "transformer.png",
+                     "toy_widget.png", "toy_gadget.png", "gemm_decode.png", "launch_empty.png"):
+            self.assertTrue([c for c in charts if c.startswith(must + " ")], must)
+        too_small, self.maxDiff = [], None
+        for chart, fig in sorted(charts.items()):
+            width_px = fig.get_figwidth() * plot.DPI
+            shown = min(1, plot.PAGE_CHART_PX / width_px)  # the page's shrinking of a wider chart
+            texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
+            self.assertGreater(len(texts), 5, chart)
+            smallest = min(texts, key=lambda t: t.get_fontsize())
+            px = smallest.get_fontsize() / 72 * plot.DPI * shown
+            if px < plot.MIN_TEXT_PX:
+                too_small.append(f"{chart}: {smallest.get_text()!r} at {px:.1f} px")
+        self.assertEqual(too_small, [])
 
     def test_a_size_axis_is_logarithmic_from_a_factor_of_10_its_ticks_the_sizes(self):
         from cubench_tools import plot

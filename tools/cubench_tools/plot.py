@@ -2,7 +2,8 @@
 every chart (in the order the files are given), error bars are the standard deviation over
 repetitions. A size axis (gemm's n, a family's size axis) whose sizes span a factor of 10 or more
 is logarithmic, its ticks the sizes themselves; any other axis whose values span more than two
-decades is logarithmic.
+decades is logarithmic. Every chart is at most as wide as tools/report's page shows it in a
+1200 px window, so that its text is 10 px or more there.
 
   tools/plot --out-dir plots a.json [b.json ...]
 
@@ -40,6 +41,14 @@ DECADES_FOR_LOG = 2  # an axis spanning more than 10^2 hides its small values wh
 # axis, gemm_decode's m = 1, 8, 64 would put 1 and 8 a tenth of the panel apart and join them to 64.
 SIZE_RATIO_FOR_LOG = 10
 MAX_SIZE_TICKS = 8  # on a log size axis, every size is a tick up to this many, then every k-th
+# The widest a family's chart is shown on tools/report's page in a 1200 px window (page.py: the
+# body's 1100 px less the padding and borders of its folded section and of the image). A chart no
+# wider is shown at its own size: a font of P points is P / 72 * DPI pixels there, and the
+# smallest of them (7 points) is over MIN_TEXT_PX. A wider one would be shrunk, its text with it.
+PAGE_CHART_PX = 1072
+DPI = 110
+CHART_WIDTH_IN = PAGE_CHART_PX / DPI  # every chart's width at most, whatever its panels
+MIN_TEXT_PX = 10
 # A reference line (a datasheet peak, a copy ceiling) lies at most this high in its panel, so that
 # its label, written just above it, stays inside the panel.
 REFERENCE_LINE_HEIGHT = 0.85
@@ -91,12 +100,13 @@ def series(loaded, families, key):
     return out
 
 
-def panels(n, max_cols, width, height):
-    """A figure of n panels, max_cols to a row: (pyplot, figure, axes)."""
+def panels(n, max_cols, height, width=CHART_WIDTH_IN):
+    """A figure of n panels, max_cols to a row, each row height inches tall; the figure width
+    inches wide, never wider than the page shows a chart (CHART_WIDTH_IN): (pyplot, figure, axes)."""
     plt = cli.pyplot()
     cols = min(max_cols, n)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(min(width, CHART_WIDTH_IN), height * rows), squeeze=False)
     return plt, fig, axes
 
 
@@ -104,7 +114,7 @@ def save(plt, fig, axes, n, title, path):
     for ax in list(axes.flat)[n:]:
         ax.axis("off")
     lay_out(fig, list(axes.flat)[:n], title)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
 
@@ -246,7 +256,7 @@ def draw(groups, colours, title, xlabel, ylabel, path, logx=False, logy=False, l
     named once per panel, whose x label is then apart_xlabel."""
     apart = apart or {}
     names = sorted(set(groups) | set(apart))
-    plt, fig, axes = panels(len(names), 3, 5, 3.6)
+    plt, fig, axes = panels(len(names), 2, 3.6)
     for ax, group in zip(axes.flat, names):
         xs_all, ys_all, sizes = [], [], []
         for label, pts in in_file_order(groups.get(group, {}), colours):
@@ -353,7 +363,7 @@ def sigmoid(loaded, out_dir):
 
 def draw_sigmoid(loaded, raw, out_dir):
     groups = sorted(raw)
-    plt, fig, axes = panels(len(groups), 4, 4.5, 3.4)
+    plt, fig, axes = panels(len(groups), 2, 2.8)  # a dtype and n a row: cold and hot side by side
     ceilings = [float(c.get("copy_ceiling_GBps", 0)) for _, c, _ in loaded if c.get("copy_ceiling_GBps")]
     colours = colours_of(loaded)
     for ax, group in zip(axes.flat, groups):
@@ -416,7 +426,7 @@ def svd(loaded, out_dir):
 def draw_bars(groups, colours, title, ylabel, path):
     """groups: {panel: {file_label: {category: (y, err)}}}; a bar per file in each category."""
     n = len(groups)
-    plt, fig, axes = panels(n, 2, 6.5, 3.8)
+    plt, fig, axes = panels(n, 2, 3.8)
     for ax, (panel, per_file) in zip(axes.flat, sorted(groups.items())):
         categories = sorted({c for bars in per_file.values() for c in bars})
         width = 0.8 / len(per_file)
@@ -542,7 +552,7 @@ def draw_generic(spec, points, colours, title, ylabel, path):
     combination's marker and line style; without one, a bar per file in each combination."""
     labels = [label for label in colours if any(lab == label for _, lab in points)]
     if spec.size_axis:
-        plt, fig, axes = panels(1, 1, 8, 4.8)
+        plt, fig, axes = panels(1, 1, 4.8)
         ax = axes.flat[0]
         combinations = sorted({c for c, _ in points})
         xs_all, ys_all = [], []
@@ -564,7 +574,7 @@ def draw_generic(spec, points, colours, title, ylabel, path):
             log_size_axis(ax, xs_all, base=2 if spec.axis(spec.size_axis).kind == "pow2" else 10)
     else:
         categories = sorted({x for pts in points.values() for x, _, _ in pts})
-        plt, fig, axes = panels(1, 1, min(24, max(6, 0.9 * len(categories) * len(labels))), 4.8)
+        plt, fig, axes = panels(1, 1, 4.8, width=max(6, 0.9 * len(categories) * len(labels)))
         ax = axes.flat[0]
         width, ys_all = 0.8 / len(labels), []
         for i, label in enumerate(labels):
