@@ -1030,13 +1030,14 @@ class Plot(unittest.TestCase):
 class PlotColoursAndAxes(unittest.TestCase):
     """The figures themselves, caught before they are saved."""
 
-    def figures(self, *paths):
+    def figures(self, *paths, whole=False):
+        """{chart's file name: its panels}, or with whole, {chart's file name: its figure}."""
         from cubench_tools import plot
         figures = {}
         saved = plot.save
 
         def keep(plt, fig, axes, n, title, path):
-            figures[os.path.basename(path)] = list(axes.flat)[:n]
+            figures[os.path.basename(path)] = fig if whole else list(axes.flat)[:n]
             return saved(plt, fig, axes, n, title, path)
         plot.save = keep
         try:
@@ -1073,6 +1074,58 @@ class PlotColoursAndAxes(unittest.TestCase):
         figures = self.figures(data("allreduce-2gpu.json"))
         self.assertTrue(all(ax.get_yscale() == "log" for ax in figures["allreduce.png"]))
         self.assertTrue(all(ax.get_xscale() == "log" for ax in figures["allreduce.png"]))
+        for ax in figures["allreduce.png"]:  # the bytes as ticks: 8 at most, the smallest first
+            labels = [t.get_text() for t in ax.get_xticklabels()]
+            self.assertTrue(2 <= len(labels) <= 8, labels)
+            self.assertEqual(labels[0], "8", labels)
+
+    def test_every_charts_text_is_10_px_or_more_on_the_report_page(self):
+        """A chart wider than the page shows it is shrunk, its text with it (the sigmoid chart's 18
+        inches at 110 dpi, 1980 px, were shown at 1072: its 8-point labels at 6.6 px). Each text's
+        points, at the dpi it is saved with and the page's shrinking, give its pixels there."""
+        import matplotlib.text
+        from cubench_tools import plot
+        with tempfile.TemporaryDirectory() as d:
+            toy = (toy_file(d, "a.json"), toy_file(d, "b.json", sizes=(1, 8, 64)))
+            runs = (
+                (data("torch-h200.json"), data("cuda-11.8.json"), data("cuda-13.0.json")),
+                (data("allreduce-2gpu.json"),), toy, (v3("run-a.json"), v3("run-b.json")),
+                tuple(os.path.join(HERE, "..", "docs", "results", "h100", "toolkits", f"verdict-cuda-{v}.json")
+                      for v in ("11.8", "12.4", "13.0")))
+            charts = {}
+            for paths in runs:
+                charts.update({f"{name} of {', '.join(map(os.path.basename, paths))}": fig
+                               for name, fig in self.figures(*paths, whole=True).items()})
+        for must in ("gemm.png", "sigmoid.png", "svd.png", "allreduce.png", "resnet.png", "transformer.png",
+                     "toy_widget.png", "toy_gadget.png", "gemm_decode.png", "launch_empty.png"):
+            self.assertTrue([c for c in charts if c.startswith(must + " ")], must)
+        too_small, self.maxDiff = [], None
+        for chart, fig in sorted(charts.items()):
+            width_px = fig.get_figwidth() * plot.DPI
+            shown = min(1, plot.PAGE_CHART_PX / width_px)  # the page's shrinking of a wider chart
+            texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
+            self.assertGreater(len(texts), 5, chart)
+            smallest = min(texts, key=lambda t: t.get_fontsize())
+            px = smallest.get_fontsize() / 72 * plot.DPI * shown
+            if px < plot.MIN_TEXT_PX:
+                too_small.append(f"{chart}: {smallest.get_text()!r} at {px:.1f} px")
+        self.assertEqual(too_small, [])
+
+    def test_a_size_axis_is_logarithmic_from_a_factor_of_10_its_ticks_the_sizes(self):
+        from cubench_tools import plot
+        self.assertTrue(plot.wide_sizes([1, 8, 64]))  # gemm_decode's m
+        self.assertTrue(plot.wide_sizes([10, 100]))
+        self.assertFalse(plot.wide_sizes([1024, 4096]))
+        self.assertFalse(plot.wide_sizes([7, 0, 69.9]))  # 0 is no size on a log axis
+        self.assertEqual([plot.size_label(v) for v in (1, 64, 16384, 2 ** 28, 10 ** 7, 3 * 10 ** 5 + 1, 2.5)],
+                         ["1", "64", "16384", "256Mi", "10M", "300001", "2.5"])
+        figures = self.figures(data("cuda-13.0.json"))
+        for ax in figures["gemm.png"]:  # every panel's squares' n as its ticks, not 2^10
+            ns = sorted({int(x) for c in ax.containers if c.get_label()[0] != "_"  # a file's line
+                         for x in c.lines[0].get_xdata()})
+            self.assertTrue(ns, ax.get_title())
+            self.assertEqual((ax.get_xscale(), [t.get_text() for t in ax.get_xticklabels()]),
+                             ("log", [str(n) for n in ns]), ax.get_title())
 
 
 # A schema as cubench writes it (context["cubench_schema"]; here as JSON text, as older files hold
@@ -1107,12 +1160,12 @@ def toy_row(name, i, time_us, **counters):
                  "cpu_time": time_us, "time_unit": "us", "label": ""}, **counters)
 
 
-def toy_file(directory, name, square_speedup=1.0, wobble=0.5, schema=TOY_SCHEMA):
-    """Five repetitions of toy/widget/<round|square>/<n>, toy/gadget/<fast|slow>/<64|1024> and one
-    square GEMM; the square widgets made square_speedup times as fast as the round ones."""
+def toy_file(directory, name, square_speedup=1.0, wobble=0.5, schema=TOY_SCHEMA, sizes=TOY_SIZES):
+    """Five repetitions of toy/widget/<round|square>/<n> for n in sizes, toy/gadget/<fast|slow>/<64|1024>
+    and one square GEMM; the square widgets made square_speedup times as fast as the round ones."""
     rows = []
     for shape in ("round", "square"):
-        for n in TOY_SIZES:
+        for n in sizes:
             for i in range(5):
                 t = n * 1e-3 * (1 + 0.001 * i)
                 rows.append(toy_row(f"toy/widget/{shape}/{n}/manual_time", i, t,
@@ -1311,6 +1364,18 @@ class SchemaFiles(unittest.TestCase):
         self.assertEqual(ax.get_ylabel(), "time (us), lower is better")
         self.assertEqual([to_hex(c.patches[0].get_facecolor()) for c in ax.containers if c.get_label()[0] != "_"],
                          [to_hex("C0"), to_hex("C1")])
+
+    def test_plot_a_size_axis_spanning_a_factor_of_10_is_logarithmic_its_ticks_the_sizes(self):
+        # gemm_decode's m = 1, 8, 64: 64x, on a log axis whose ticks say 1, 8 and 64; sizes 8x apart
+        # stay on a linear axis
+        for sizes, scale in (((1, 8, 64), "log"), ((10, 100), "log"), ((16, 32, 64, 128), "linear")):
+            path = toy_file(self.dir.name, f"sizes-{len(sizes)}.json", sizes=sizes)
+            [ax] = self.figures(path)["toy_widget.png"]
+            self.assertEqual(ax.get_xscale(), scale, sizes)
+            if scale == "log":
+                self.assertEqual([t.get_text() for t in ax.get_xticklabels()], [str(n) for n in sizes])
+                self.assertEqual([t.get_text() for t in ax.get_xticklabels(minor=True)],
+                                 [""] * len(ax.get_xticklabels(minor=True)))  # no 10^0 beside the 1
 
     def test_plot_functions_work_without_main(self):
         from cubench_tools import plot

@@ -1,6 +1,9 @@
 """PNG charts from cubench result files; each file is one colour, the same in every panel and
 every chart (in the order the files are given), error bars are the standard deviation over
-repetitions. An axis whose values span more than two decades is logarithmic.
+repetitions. A size axis (gemm's n, a family's size axis) whose sizes span a factor of 10 or more
+is logarithmic, its ticks the sizes themselves; any other axis whose values span more than two
+decades is logarithmic. Every chart is at most as wide as tools/report's page shows it in a
+1200 px window, so that its text is 10 px or more there.
 
   tools/plot --out-dir plots a.json [b.json ...]
 
@@ -34,6 +37,18 @@ from . import cli
 from .results import PRE_SCHEMA, InputError, better, label_of, load, merged_schema, unit  # noqa: E402
 
 DECADES_FOR_LOG = 2  # an axis spanning more than 10^2 hides its small values when linear
+# A size axis whose largest size is this many times its smallest or more is logarithmic: on a linear
+# axis, gemm_decode's m = 1, 8, 64 would put 1 and 8 a tenth of the panel apart and join them to 64.
+SIZE_RATIO_FOR_LOG = 10
+MAX_SIZE_TICKS = 8  # on a log size axis, every size is a tick up to this many, then every k-th
+# The widest a family's chart is shown on tools/report's page in a 1200 px window (page.py: the
+# body's 1100 px less the padding and borders of its folded section and of the image). A chart no
+# wider is shown at its own size: a font of P points is P / 72 * DPI pixels there, and the
+# smallest of them (7 points) is over MIN_TEXT_PX. A wider one would be shrunk, its text with it.
+PAGE_CHART_PX = 1072
+DPI = 110
+CHART_WIDTH_IN = PAGE_CHART_PX / DPI  # every chart's width at most, whatever its panels
+MIN_TEXT_PX = 10
 # A reference line (a datasheet peak, a copy ceiling) lies at most this high in its panel, so that
 # its label, written just above it, stays inside the panel.
 REFERENCE_LINE_HEIGHT = 0.85
@@ -85,12 +100,13 @@ def series(loaded, families, key):
     return out
 
 
-def panels(n, max_cols, width, height):
-    """A figure of n panels, max_cols to a row: (pyplot, figure, axes)."""
+def panels(n, max_cols, height, width=CHART_WIDTH_IN):
+    """A figure of n panels, max_cols to a row, each row height inches tall; the figure width
+    inches wide, never wider than the page shows a chart (CHART_WIDTH_IN): (pyplot, figure, axes)."""
     plt = cli.pyplot()
     cols = min(max_cols, n)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(min(width, CHART_WIDTH_IN), height * rows), squeeze=False)
     return plt, fig, axes
 
 
@@ -98,7 +114,7 @@ def save(plt, fig, axes, n, title, path):
     for ax in list(axes.flat)[n:]:
         ax.axis("off")
     lay_out(fig, list(axes.flat)[:n], title)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=DPI)
     plt.close(fig)
     return path
 
@@ -195,23 +211,60 @@ def spans_decades(values):
     return bool(positive) and max(positive) / min(positive) > 10 ** DECADES_FOR_LOG
 
 
+def wide_sizes(sizes):
+    """Whether a size axis of these sizes is logarithmic: its largest SIZE_RATIO_FOR_LOG times its
+    smallest or more."""
+    positive = [v for v in sizes if v > 0 and math.isfinite(v)]
+    return bool(positive) and max(positive) / min(positive) >= SIZE_RATIO_FOR_LOG
+
+
+def size_label(v):
+    """A size as a tick label: the number as written up to 99999 (1, 64, 16384), then in binary or
+    decimal multiples where exact (256Mi, 10M), else as %g."""
+    if v != int(v):
+        return f"{v:g}"
+    v = int(v)
+    if v < 100000:
+        return str(v)
+    for suffix, unit in (("Gi", 2 ** 30), ("Mi", 2 ** 20), ("Ki", 2 ** 10), ("G", 10 ** 9), ("M", 10 ** 6),
+                         ("k", 10 ** 3)):
+        if v % unit == 0:
+            return f"{v // unit}{suffix}"
+    return f"{v:g}"
+
+
+def log_size_axis(ax, sizes, base=10):
+    """ax's x axis logarithmic, its ticks the sizes (at most MAX_SIZE_TICKS of them, the smallest
+    among them) labelled as numbers, no other tick labelled."""
+    from matplotlib.ticker import NullFormatter
+    ax.set_xscale("log", base=base)
+    ticks = sorted({v for v in sizes if v > 0 and math.isfinite(v)})
+    if not ticks:
+        return
+    ticks = ticks[::math.ceil(len(ticks) / MAX_SIZE_TICKS)]
+    ax.set_xticks(ticks, [size_label(v) for v in ticks])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def draw(groups, colours, title, xlabel, ylabel, path, logx=False, logy=False, lines=None, apart=None,
          apart_xlabel=None):
     """A panel per group, a line per file; logx/logy force a log axis, which a panel also gets
-    where its values span more than DECADES_FOR_LOG decades. lines: {group: [(y, label)]},
+    where its sizes span SIZE_RATIO_FOR_LOG or more (y: more than DECADES_FOR_LOG decades); a log x
+    axis has the lines' sizes as its ticks. lines: {group: [(y, label)]},
     reference lines; apart: {group: {file label: [(x, y, err, name)]}}, points that belong to no
     line (gemm's shapes other than m = n = k), drawn as hollow markers in the file's colour and
     named once per panel, whose x label is then apart_xlabel."""
     apart = apart or {}
     names = sorted(set(groups) | set(apart))
-    plt, fig, axes = panels(len(names), 3, 5, 3.6)
+    plt, fig, axes = panels(len(names), 2, 3.6)
     for ax, group in zip(axes.flat, names):
-        xs_all, ys_all = [], []
+        xs_all, ys_all, sizes = [], [], []
         for label, pts in in_file_order(groups.get(group, {}), colours):
             pts.sort()
             xs, ys, es = zip(*pts)
             xs_all += xs
             ys_all += ys
+            sizes += xs
             ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=label, color=colours[label])
         names_at = draw_apart(ax, apart.get(group, {}), colours)
         xs_all += [x for x, _ in names_at.values()]
@@ -219,8 +272,8 @@ def draw(groups, colours, title, xlabel, ylabel, path, logx=False, logy=False, l
         ax.set_title(group)
         ax.set_xlabel(apart_xlabel if names_at and apart_xlabel else xlabel)
         ax.set_ylabel(ylabel)
-        if logx or spans_decades(xs_all):
-            ax.set_xscale("log", base=2)
+        if logx or wide_sizes(xs_all):
+            log_size_axis(ax, sizes, base=2)
         if logy or spans_decades(ys_all):
             ax.set_yscale("log")
         name_points(ax, names_at)
@@ -310,7 +363,7 @@ def sigmoid(loaded, out_dir):
 
 def draw_sigmoid(loaded, raw, out_dir):
     groups = sorted(raw)
-    plt, fig, axes = panels(len(groups), 4, 4.5, 3.4)
+    plt, fig, axes = panels(len(groups), 2, 2.8)  # a dtype and n a row: cold and hot side by side
     ceilings = [float(c.get("copy_ceiling_GBps", 0)) for _, c, _ in loaded if c.get("copy_ceiling_GBps")]
     colours = colours_of(loaded)
     for ax, group in zip(axes.flat, groups):
@@ -373,7 +426,7 @@ def svd(loaded, out_dir):
 def draw_bars(groups, colours, title, ylabel, path):
     """groups: {panel: {file_label: {category: (y, err)}}}; a bar per file in each category."""
     n = len(groups)
-    plt, fig, axes = panels(n, 2, 6.5, 3.8)
+    plt, fig, axes = panels(n, 2, 3.8)
     for ax, (panel, per_file) in zip(axes.flat, sorted(groups.items())):
         categories = sorted({c for bars in per_file.values() for c in bars})
         width = 0.8 / len(per_file)
@@ -499,7 +552,7 @@ def draw_generic(spec, points, colours, title, ylabel, path):
     combination's marker and line style; without one, a bar per file in each combination."""
     labels = [label for label in colours if any(lab == label for _, lab in points)]
     if spec.size_axis:
-        plt, fig, axes = panels(1, 1, 8, 4.8)
+        plt, fig, axes = panels(1, 1, 4.8)
         ax = axes.flat[0]
         combinations = sorted({c for c, _ in points})
         xs_all, ys_all = [], []
@@ -517,11 +570,11 @@ def draw_generic(spec, points, colours, title, ylabel, path):
                             linestyle=LINESTYLES[i // len(MARKERS) % len(LINESTYLES)],
                             label=f"{text}: {label}" if text else label)
         ax.set_xlabel(spec.size_axis)
-        if spans_decades(xs_all):
-            ax.set_xscale("log", base=2 if spec.axis(spec.size_axis).kind == "pow2" else 10)
+        if wide_sizes(xs_all):
+            log_size_axis(ax, xs_all, base=2 if spec.axis(spec.size_axis).kind == "pow2" else 10)
     else:
         categories = sorted({x for pts in points.values() for x, _, _ in pts})
-        plt, fig, axes = panels(1, 1, min(24, max(6, 0.9 * len(categories) * len(labels))), 4.8)
+        plt, fig, axes = panels(1, 1, 4.8, width=max(6, 0.9 * len(categories) * len(labels)))
         ax = axes.flat[0]
         width, ys_all = 0.8 / len(labels), []
         for i, label in enumerate(labels):
