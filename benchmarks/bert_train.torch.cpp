@@ -170,25 +170,14 @@ class TrainStep {
     return planted_ == Fault::loss_over_every_position ? kLossCheck : kStepCheck;
   }
 
-  // The check described at the top of the file, of steps that carry `fault`.
-  // Before the timed step: the parameters kept, the gradients poisoned (timed_step.h), and
-  // amp_fp16's skips counted.
+  // Before the timed step and after it: what it must have written (timed_step.h).
   void before_timed_step() {
-    witness_.before_step(model_->parameters());
-    skips_before_ = c_.precision == Precision::amp_fp16 ? scaler_.skipped_steps() : 0;
+    witness_.before_step(model_->parameters(),
+                         c_.precision == Precision::amp_fp16 ? &scaler_ : nullptr);
   }
-  // After it: every gradient written and finite, every parameter moved, unless amp_fp16's loss
-  // scaler skipped the step (its gradients inf, nothing moved: the skip's own check judges that).
-  void require_timed_step_written() {
-    if (c_.precision == Precision::amp_fp16 && scaler_.skipped_steps() > skips_before_) {
-      witness_.forget();
-      return;
-    }
-    std::vector<std::pair<std::string, torch::Tensor>> named;
-    for (const auto& p : model_->named_parameters()) named.emplace_back(p.key(), p.value());
-    witness_.require_written(named, true);
-  }
+  void require_timed_step_written() { witness_.require_written(model_->named_parameters()); }
 
+  // The check described at the top of the file, of steps that carry `fault`.
   void validate(Fault fault) {
     model_->eval();  // dropout off in the checked step and its reference
     try {
@@ -372,7 +361,6 @@ class TrainStep {
   double loss_error_ = 0, grad_norm_ratio_ = 1;
   CheckBounds worst_{1, 1, 1, 1};  // the checked step's worst figures (min_update_ratio: furthest)
   TimedStepWitness witness_;
-  int skips_before_ = 0;  // amp_fp16's skipped steps before the timed step
 };
 
 class BertTrain final : public TorchCase {

@@ -205,23 +205,12 @@ class TrainStep {
     }
   }
 
-  // Before the timed step: the parameters kept, the gradients poisoned (timed_step.h), and
-  // amp_fp16's skips counted.
+  // Before the timed step and after it: what it must have written (timed_step.h).
   void before_timed_step() {
-    witness_.before_step(model_->parameters());
-    skips_before_ = c_.precision == Precision::amp_fp16 ? scaler_.skipped_steps() : 0;
+    witness_.before_step(model_->parameters(),
+                         c_.precision == Precision::amp_fp16 ? &scaler_ : nullptr);
   }
-  // After it: every gradient written and finite, every parameter moved, unless amp_fp16's loss
-  // scaler skipped the step (its gradients inf, nothing moved: the skip's own check judges that).
-  void require_timed_step_written() {
-    if (c_.precision == Precision::amp_fp16 && scaler_.skipped_steps() > skips_before_) {
-      witness_.forget();
-      return;
-    }
-    std::vector<std::pair<std::string, torch::Tensor>> named;
-    for (const auto& p : model_->named_parameters()) named.emplace_back(p.key(), p.value());
-    witness_.require_written(named, true);
-  }
+  void require_timed_step_written() { witness_.require_written(model_->named_parameters()); }
 
   // The largest per-layer gradient error of the last checked step (a counter).
   double step_grad_error() const { return step_grad_error_; }
@@ -428,7 +417,6 @@ class TrainStep {
   double step_grad_error_ = 0, weight_grad_error_ = 0, weight_grad_cosine_ = 1;
   std::vector<torch::Tensor> initial_params_, initial_buffers_;  // until the first check
   TimedStepWitness witness_;
-  int skips_before_ = 0;  // amp_fp16's skipped steps before the timed step
 };
 
 class ResNetTrain final : public TorchCase {
