@@ -30,6 +30,8 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "benchmarks/models/resnet50.h"
 #include "fixtures/cubench_torch.h"
@@ -231,9 +233,9 @@ class TrainStep {
   // that has diverged (loss 11.7 where ln 10 is 2.3, as a graph amp_bf16 case reaches on an H200)
   // bf16's gradients and fp32's part ways by chaos, not by error (4.4 on a layer4 convolution
   // there). Parameters and BN statistics are copied back in place (a captured graph keeps its
-  // tensors) and the momentum zeroed, which makes the optimizer's next update the first step's,
-  // p0 - lr g. The saved copy is dropped then, before the peaks restart, so the timed runs'
-  // memory is as it was.
+  // tensors), and the momentum buffers set to the reference's gradients (check_one_step), so the
+  // update p0 - lr (0.9 buf0 + g) depends on the momentum. The saved copy is dropped then, before
+  // the peaks restart, so the timed runs' memory is as it was.
   void restore_initial_state() {
     if (initial_params_.empty()) return;
     torch::NoGradGuard no_grad;
@@ -241,8 +243,7 @@ class TrainStep {
     auto buffers = model_->buffers();
     for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(initial_params_[i]);
     for (std::size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(initial_buffers_[i]);
-    for (const auto& m : optimizer_.momentum_buffers())
-      if (m.defined()) m.zero_();
+    seed_momentum_ = true;  // the first checked step's buffers: check_one_step sets them
     initial_params_.clear();
     initial_buffers_.clear();
   }
@@ -322,9 +323,18 @@ class TrainStep {
   bool check_one_step(const std::function<torch::Tensor()>& run_step) {
     auto params = model_->parameters();
     const auto before = clones(params);
-    const auto momentum_before = clones(optimizer_.momentum_buffers());
     std::vector<torch::Tensor> reference;
     const double reference_loss = reference_gradients(reference);
+    // From the initialised model, momentum buffers of a known, realistic size: the reference's
+    // gradients, as if one step like this one came before. Zeroed, a step's update would not
+    // depend on the momentum at all, and a wrong momentum (0.5 for 0.9) would pass every check.
+    if (std::exchange(seed_momentum_, false)) {
+      torch::NoGradGuard no_grad;
+      const auto& buffers = optimizer_.momentum_buffers();
+      for (std::size_t i = 0; i < buffers.size() && i < reference.size(); ++i)
+        if (buffers[i].defined()) torch::Tensor(buffers[i]).copy_(reference[i]);
+    }
+    const auto momentum_before = clones(optimizer_.momentum_buffers());
     const int skipped = scaler_.skipped_steps();
     const double scale = scaler_.scale_value();
     const double loss = run_step().item<double>();
@@ -417,6 +427,7 @@ class TrainStep {
   double step_grad_error_ = 0, weight_grad_error_ = 0, weight_grad_cosine_ = 1;
   std::vector<torch::Tensor> initial_params_, initial_buffers_;  // until the first check
   TimedStepWitness witness_;
+  bool seed_momentum_ = false;  // restore_initial_state ran: the next check seeds the momentum
 };
 
 class ResNetTrain final : public TorchCase {

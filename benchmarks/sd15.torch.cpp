@@ -210,17 +210,6 @@ std::vector<double> to_doubles(const torch::Tensor& t) {
   return {d.data_ptr<double>(), d.data_ptr<double>() + d.numel()};
 }
 
-double relative_l2(const std::vector<double>& got, const std::vector<double>& want) {
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    const double d = (i < got.size() ? got[i] : 0) - want[i];
-    diff += d * d;
-    norm += want[i] * want[i];
-  }
-  if (got.size() != want.size()) return std::numeric_limits<double>::infinity();
-  return std::sqrt(diff) / (norm > 0 ? std::sqrt(norm) : 1.0);
-}
-
 std::string bound_text(double error, double bound) {
   return "relative L2 error " + std::to_string(error) + " (bound " + std::to_string(bound) + ")";
 }
@@ -855,7 +844,8 @@ class StableDiffusion final : public TorchCase {
                   kUNetCheck);
     require_written(latents_, noise_.sizes().vec(), "the latents after the step", kDdimCheck);
     const auto update = diffusers_update(to_doubles(noise_), to_doubles(eps_), t);
-    ddim_error_ = relative_l2(to_doubles(latents_), update);
+    const ErrorStats e = compare(to_doubles(latents_), update);  // validate.h
+    ddim_error_ = e.nonfinite > 0 ? std::numeric_limits<double>::infinity() : e.rel_l2;
     const double bound = kDdimBound.of(c_.dtype, on_gpu());
     if (!(ddim_error_ <= bound))
       throw ValidationError(
