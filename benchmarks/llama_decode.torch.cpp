@@ -2,9 +2,12 @@
 // architecture (benchmarks/models/llama.h: 32 layers, hidden 4096, 32 heads, FFN 11008, vocab
 // 32000, RMSNorm, rotary embeddings, a static KV cache), random weights, the C++ frontend; the
 // seed articles' "LLaMA-7B generation" (time to first token, total time, memory).
-//   dtype: bf16 or fp16 (weights, activations and cache); mode: eager, or graph (each decode step
-//   a replay of one step captured in a CUDA graph; the prefill stays eager); prompt/new: 128/128
-//   (the article's setting) and 1024/256; batch 1, 8, 32.
+//   dtype: bf16 or fp16 (weights, activations and cache); mode: eager, graph (each decode step
+//   a replay of one step captured in a CUDA graph; the prefill stays eager), or compiled (each
+//   decode step a call of the step AOTInductor compiled ahead of time from the same arithmetic in
+//   Python, tools/aoti-export, handed this model's weights, rotary tables and KV cache by name:
+//   compiled_module.h; the prefill stays eager, the argmax and the token's write too);
+//   prompt/new: 128/128 (the article's setting) and 1024/256; batch 1, 8, 32.
 // cpu/llama_decode/fp32/eager/8/8/2: the same code on the CPU with a tiny configuration (CI).
 // One run is one whole generation: a random prompt's prefill (its last position's logits alone,
 // as transformers' logits_to_keep=1) gives the first token, then new-1 decode steps, each argmax
@@ -34,6 +37,12 @@
 // plant_fault, in turn, each in the generating model and a generation with it (the first-tokens
 // check must reject it): layer 0, head 0's attention output 64x; the KV cache written one
 // position late (the decode steps' logits then miss the step's own key and value).
+// Compiled mode: the package must list exactly this model's tensors by name; one decode step's
+// logits from it, after an eager prefill, stay within cache_tolerance() of an eager step's on the
+// same cache (compiled_rel_error); the first tokens meet the fp32 check above; how many generated
+// tokens equal an eager generation's is counted (eager_token_agreement: kernels that differ may
+// break a near tie another way, after which the sequences part), not required. Its fault: the
+// package handed a negated copy of lm_head (the model itself untouched).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -58,6 +67,11 @@ double cache_tolerance(torch::Dtype dtype) {
 
 LlamaConfig small_config() { return {2, 256, 4, 688, 1000}; }
 
+// Why a LibTorch whose package loader copies what it is handed (2.6) has no compiled decode.
+constexpr const char* kLoaderCopies =
+    "they need a package loader that uses the tensors it is handed (LibTorch 2.11's does; this "
+    "one copies them, so a compiled step would not see the KV cache the eager prefill wrote)";
+
 // The checks the planted faults must meet, by name (ValidationError::check).
 constexpr const char* kFirstTokensCheck = "the first tokens against an fp32 copy";
 constexpr const char* kCacheCheck = "the KV cache against a full forward";
@@ -80,7 +94,13 @@ struct Config {
   torch::Dtype dtype;
   bool graph;
   int64_t prompt, new_tokens, batch;
-  bool tiny;  // the CPU row's configuration instead of LLaMA-7B
+  bool tiny;      // the CPU row's configuration instead of LLaMA-7B
+  bool compiled;  // decode steps from an AOTInductor package
+  // tools/aoti-export's name for the package of this configuration.
+  std::string package() const {
+    return std::string("llama_decode-") + (dtype == torch::kHalf ? "fp16" : "bf16") + "-" +
+           std::to_string(prompt) + "-" + std::to_string(new_tokens) + "-" + std::to_string(batch);
+  }
 };
 
 double relative_l2(const torch::Tensor& got, const torch::Tensor& want) {
@@ -177,7 +197,7 @@ class LlamaDecode final : public TorchCase {
       : TorchCase(TorchMath{}, c.graph ? LibraryWorkspaces::keep : LibraryWorkspaces::release),
         c_(c) {}
 
-  int fault_count() const override { return 2; }
+  int fault_count() const override { return c_.compiled ? 1 : 2; }
   // Both faults are in the generating model: its tokens show them.
   std::string fault_check() const override { return kFirstTokensCheck; }
 
@@ -185,6 +205,7 @@ class LlamaDecode final : public TorchCase {
 
  private:
   void set_up(Env& env) override {
+    if (c_.compiled) load_package();
     stream_ = on_gpu() ? env.stream() : nullptr;
     clock_ = std::make_unique<StepClock>(on_gpu());
     const auto options = torch::TensorOptions().device(device()).dtype(c_.dtype);
@@ -197,6 +218,16 @@ class LlamaDecode final : public TorchCase {
     prompt_positions_ = torch::arange(c_.prompt, ints);
     position_ = torch::zeros({1}, ints);
     if (c_.graph) capture();
+    if (c_.compiled) compiled_.hand_constants(model_->named_tensors());
+  }
+
+  // The step's package, before the model is built (a missing one says so at once). The eager
+  // prefill writes the KV cache the compiled steps read: the runner must use the model's tensors
+  // as they are, not a copy of them.
+  void load_package() {
+    if (!CompiledModule::shares_constants() && why_no_compiled_mode().empty())
+      throw NotSupported(std::string("compiled mode: ") + kLoaderCopies);
+    compiled_.load(c_.package());
   }
 
   // The last generation's step times are read here, before the sample, not in the timed run.
@@ -205,7 +236,11 @@ class LlamaDecode final : public TorchCase {
   void timed_run(Env&) override {
     std::optional<torch_compat::SdpaOnly> attention;
     restrict_attention(attention);
-    generate(c_.graph);
+    generate(mode());
+  }
+
+  GraphMode mode() const {
+    return c_.graph ? GraphMode::graph : c_.compiled ? GraphMode::compiled : GraphMode::eager;
   }
 
   void check(Env& env) override {
@@ -214,6 +249,7 @@ class LlamaDecode final : public TorchCase {
     check_parameter_count();
     check_first_tokens_against_fp32(env);  // reads the run before the check: first
     check_cache_against_full_forward();
+    if (c_.compiled) check_compiled_step_against_eager();
     check_greedy_repeats();
     clock_->reset();  // the check's generations and the first timed one are not counted
   }
@@ -228,6 +264,13 @@ class LlamaDecode final : public TorchCase {
   // first-tokens check reads): one attention head's output 64x; the KV cache written one position
   // late.
   std::string arm_fault(Env& env) override {
+    if (c_.compiled) {
+      auto tensors = model_->named_tensors();
+      tensors["lm_head.weight"] = -tensors.at("lm_head.weight");
+      compiled_.hand_constants(tensors);
+      run_again(env);
+      return "the compiled step's package handed a negated copy of lm_head";
+    }
     fault_ = faults_planted_++ % 2 == 0 ? Fault::head : Fault::cache;
     if (fault_ == Fault::head)
       model_->scale_head_output(0, 0, kHeadFaultFactor);
@@ -242,6 +285,10 @@ class LlamaDecode final : public TorchCase {
 
   // The model as it was (a graph captured anew).
   void disarm_fault(Env&) override {
+    if (c_.compiled) {
+      compiled_.hand_constants(model_->named_tensors());
+      return;
+    }
     if (fault_ == Fault::head)
       model_->scale_head_output(0, 0, 1);
     else
@@ -271,11 +318,19 @@ class LlamaDecode final : public TorchCase {
     c["kv_cache_bytes"] = model_->cache_bytes();
     c["cache_logits_rel_error"] = cache_error_;
     c["token_gap_std"] = token_gap_std_;
+    if (c_.compiled) {
+      c["compiled_rel_error"] = compiled_error_;
+      c["eager_token_agreement"] = eager_token_agreement_;
+      c["package_load_ms"] = compiled_.load_ms();
+      c["second_copy_bytes"] = compiled_.second_copy_bytes();
+    }
     return c;
   }
 
   std::string label_detail() const override {
-    return c_.graph ? "decode steps replayed from a CUDA graph" : "";
+    return c_.graph      ? "decode steps replayed from a CUDA graph"
+           : c_.compiled ? "decode steps from AOTInductor package " + c_.package()
+                         : "";
   }
 
   // scaled_dot_product_attention restricted to the memory-efficient kernel on the GPU: left to
@@ -306,13 +361,23 @@ class LlamaDecode final : public TorchCase {
     position_.add_(1);
   }
 
-  void generate(bool replay) {
+  // The compiled decode step: the package's logits, then the argmax and the position as in
+  // decode_step().
+  void compiled_step() {
+    auto logits = compiled_.run({tokens_.index_select(1, position_), position_}, stream_).at(0);
+    tokens_.index_copy_(1, position_ + 1, logits.argmax(-1));
+    position_.add_(1);
+  }
+
+  void generate(GraphMode steps) {
     clock_->start(stream_, std::size_t(c_.new_tokens));
     prefill();
     clock_->mark();
     for (int64_t i = 1; i < c_.new_tokens; ++i) {
-      if (replay)
+      if (steps == GraphMode::graph)
         graph_.replay();
+      else if (steps == GraphMode::compiled)
+        compiled_step();
       else
         decode_step();
       clock_->mark();
@@ -420,10 +485,38 @@ class LlamaDecode final : public TorchCase {
       }
   }
 
+  // After an eager prefill, one decode step's logits from the package against an eager step's on
+  // the same cache (both write the same key and value into it).
+  void check_compiled_step_against_eager() {
+    prefill();
+    const auto token = tokens_.index_select(1, position_);
+    const auto compiled = compiled_.run({token, position_}, stream_).at(0).clone();
+    const auto eager = model_->forward(token, position_, /*use_cache=*/true, /*last_only=*/true);
+    compiled_error_ = relative_l2(compiled, eager);
+    if (!(compiled_error_ <= cache_tolerance(c_.dtype)))
+      throw ValidationError(
+          "the compiled decode step's logits differ from an eager step's on the "
+          "same cache: relative L2 error " +
+              std::to_string(compiled_error_) + " (bound " +
+              std::to_string(cache_tolerance(c_.dtype)) + ")",
+          "the compiled step against an eager step");
+  }
+
+  // Greedy generation repeats: an eager generation, then one in the row's mode from the same
+  // prompt. A graph replays an eager step's kernels: its tokens must be the same. A compiled
+  // step's kernels are others: its agreement with eager's is counted.
   void check_greedy_repeats() {
-    generate(false);
+    generate(GraphMode::eager);
     const auto first = tokens_.clone();
-    generate(c_.graph);
+    generate(mode());
+    if (c_.compiled) {
+      const auto generated = [&](const torch::Tensor& t) {
+        return t.narrow(1, c_.prompt, c_.new_tokens);
+      };
+      eager_token_agreement_ =
+          generated(first).eq(generated(tokens_)).to(torch::kDouble).mean().item<double>();
+      return;
+    }
     if (!torch::equal(first, tokens_))
       throw ValidationError(std::string("greedy generation gave other tokens the second time") +
                                 (c_.graph ? " (the CUDA graph's replay against eager steps)" : ""),
@@ -435,7 +528,8 @@ class LlamaDecode final : public TorchCase {
   std::unique_ptr<StepClock> clock_;
   std::unique_ptr<LlamaModel> model_;
   torch::Tensor tokens_, prompt_positions_, position_;
-  double cache_error_ = 0, token_gap_std_ = 0;
+  double cache_error_ = 0, token_gap_std_ = 0, compiled_error_ = 0, eager_token_agreement_ = 0;
+  CompiledModule compiled_;
   Fault fault_ = Fault::head;  // the fault armed last
   int faults_planted_ = 0;
   TorchGraph graph_;
@@ -471,6 +565,17 @@ void add_llama_family(const std::string& name, std::vector<DType> dtypes,
       .counter({"token_gap_std", "", Better::lower,
                 "first generated tokens: the worst one's fp32 logit below the fp32 top token's, "
                 "in standard deviations of the logits (0: every one the top)"})
+      .counter({"compiled_rel_error", "", Better::lower,
+                "compiled rows: one decode step's logits against an eager step's on the same "
+                "cache, relative L2"})
+      .counter({"eager_token_agreement", "", Better::higher,
+                "compiled rows: the share of generated tokens equal to an eager generation's "
+                "from the same prompt"})
+      .counter({"package_load_ms", "ms", Better::lower,
+                "compiled rows: the AOTInductor package loaded, host clock"})
+      .counter({"second_copy_bytes", "B", Better::lower,
+                "compiled rows: device memory the package's runner took beside the model's own "
+                "tensors"})
       .main_counter("tokens_per_s")
       .size_axis("batch")
       // Default run: bf16, the article's 128 + 128 at batch 1, eager and graph (the launch-bound
@@ -497,13 +602,28 @@ void add_llama_family(const std::string& name, std::vector<DType> dtypes,
         const std::uint64_t positions = std::uint64_t(p.get_int("batch")) *
                                         std::uint64_t(p.get_int("prompt") + p.get_int("new"));
         const std::uint64_t cache = positions * 2 * model.layers * model.hidden * e;
-        return tensor_core_needs(p.get_dtype(),
-                                 model.parameter_count() * (e + 4) + cache + cache * 3 / 10 + kGiB);
+        GpuNeeds needs = tensor_core_needs(
+            p.get_dtype(), model.parameter_count() * (e + 4) + cache + cache * 3 / 10 + kGiB);
+        // A compiled row: its package, and a loader that shares the KV cache with the prefill.
+        if (p.get_enum<GraphMode>("mode") == GraphMode::compiled) {
+          const Config c{scalar_type(p.get_dtype()),
+                         false,
+                         p.get_int("prompt"),
+                         p.get_int("new"),
+                         p.get_int("batch"),
+                         tiny,
+                         true};
+          needs.missing = compiled_package_missing(c.package());
+          if (needs.missing.empty() && !CompiledModule::shares_constants())
+            needs.missing = kLoaderCopies;
+        }
+        return needs;
       })
       .make([tiny](const Point& p) {
-        Config c{scalar_type(p.get_dtype()), p.get_enum<GraphMode>("mode") == GraphMode::graph,
-                 p.get_int("prompt"),        p.get_int("new"),
-                 p.get_int("batch"),         tiny};
+        const GraphMode mode = p.get_enum<GraphMode>("mode");
+        Config c{scalar_type(p.get_dtype()), mode == GraphMode::graph, p.get_int("prompt"),
+                 p.get_int("new"),           p.get_int("batch"),       tiny,
+                 mode == GraphMode::compiled};
         return std::make_unique<LlamaDecode>(c);
       })
       .add();
@@ -513,8 +633,9 @@ void register_llama_decode() {
   add_llama_family("cpu/llama_decode", {DType::fp32}, {GraphMode::eager}, {8}, {8}, {2},
                    Timer::host_clock);
 #if CUBENCH_TORCH_CUDA
-  add_llama_family("llama_decode", {DType::bf16, DType::fp16}, {GraphMode::eager, GraphMode::graph},
-                   {128, 1024}, {128, 256}, {1, 8, 32}, Timer::cuda_events);
+  add_llama_family("llama_decode", {DType::bf16, DType::fp16},
+                   {GraphMode::eager, GraphMode::graph, GraphMode::compiled}, {128, 1024},
+                   {128, 256}, {1, 8, 32}, Timer::cuda_events);
 #endif
 }
 CUBENCH_REGISTER(register_llama_decode);

@@ -4,8 +4,11 @@
 //   precision: fp32 (TF32 off in cuBLAS and cuDNN), tf32 (TF32 allowed in both), fp16 and bf16
 //              (the model and the input converted to that type, as Python's model.half() or
 //              .to(torch.bfloat16): no autocast); format: nchw or channels_last;
-//   mode: eager, or graph (the forward captured once in a CUDA graph on a static input and
-//         replayed); batch 1, 8, 64, 256.
+//   mode: eager, graph (the forward captured once in a CUDA graph on a static input and
+//         replayed), or compiled (torchvision's resnet50 exported at the configuration's shapes
+//         and compiled by AOTInductor, tools/aoti-export, run from C++ with this model's weights
+//         handed to it by name: compiled_module.h; fp16 and bf16 channels-last only); batch 1, 8,
+//         64, 256.
 // cpu/resnet50_infer/fp32/nchw/eager/1: the same forward on the CPU (host clock).
 // cuDNN benchmark mode is on; its autotuning happens in the first forward.
 // Work: resnet50_forward_flops(224, 1000) per image. Counters: images_per_s; first_forward_ms,
@@ -23,7 +26,10 @@
 // replay's logits must also equal an eager forward's on the same images (relative L2 within
 // graph_tolerance(): the same kernels on the same data). Faults, each a timed run with a defect:
 // the classifier's weight negated; for fp32 on a GPU, TF32 allowed (the bound must tell fp32 from
-// TF32).
+// TF32). Compiled mode: the package must list exactly this model's weights and buffers by name
+// (torchvision's), the logits meet the same bound and stay within it of an eager forward of the
+// same weights on the same images (compiled_rel_error); its fault is the package handed a negated
+// copy of the fc weight (the model itself untouched).
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -86,8 +92,15 @@ double graph_tolerance(Precision p) { return 0.1 * logits_tolerance(p); }
 struct Config {
   Precision precision;
   Format format;
-  bool graph;
+  GraphMode mode;
   int64_t batch;
+  bool graph() const { return mode == GraphMode::graph; }
+  bool compiled() const { return mode == GraphMode::compiled; }
+  // tools/aoti-export's name for the package of this configuration.
+  std::string package() const {
+    return "resnet50_infer-" + std::string(name_of(precision, kPrecisions)) + "-" +
+           name_of(format, kFormats) + "-" + std::to_string(batch);
+  }
 };
 
 double relative_l2(const torch::Tensor& got, const torch::Tensor& want) {
@@ -100,11 +113,13 @@ class ResNetInfer final : public TorchCase {
  public:
   explicit ResNetInfer(Config c)
       : TorchCase(TorchMath{c.precision == Precision::tf32, true},
-                  c.graph ? LibraryWorkspaces::keep : LibraryWorkspaces::release),
+                  c.graph() ? LibraryWorkspaces::keep : LibraryWorkspaces::release),
         c_(c) {}
 
   // The fc weight negated; fp32 on a GPU, TF32 allowed too (the bound must tell fp32 from it).
-  int fault_count() const override { return on_gpu() && c_.precision == Precision::fp32 ? 2 : 1; }
+  int fault_count() const override {
+    return on_gpu() && c_.precision == Precision::fp32 && !c_.compiled() ? 2 : 1;
+  }
   std::string fault_check() const override { return kLogitsCheck; }
 
   Work work() const override {
@@ -113,6 +128,7 @@ class ResNetInfer final : public TorchCase {
 
  private:
   void set_up(Env& env) override {
+    if (c_.compiled()) compiled_.load(c_.package());  // before the model: a missing one says so
     model_ = ResNet50(kClasses);
     model_->eval();
     model_->to(device());
@@ -126,16 +142,20 @@ class ResNetInfer final : public TorchCase {
     synchronize(env);
     first_forward_ms_ =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (c_.graph) {
+    if (c_.compiled()) compiled_.hand_constants(module_constants(*model_));
+    if (c_.graph()) {
       for (int i = 0; i < 2; ++i) forward();  // the allocator's blocks, cuBLAS's workspace
       graph_.capture([this] { graph_logits_ = forward(); });
     }
   }
 
-  void timed_run(Env&) override {
-    if (c_.graph) {
+  void timed_run(Env& env) override {
+    if (c_.graph()) {
       graph_.replay();
       logits_ = graph_logits_;
+    } else if (c_.compiled()) {
+      c10::InferenceMode inference;
+      logits_ = compiled_.run({images_}, env.stream()).at(0);
     } else {
       logits_ = forward();
     }
@@ -156,7 +176,8 @@ class ResNetInfer final : public TorchCase {
     torch::Tensor got = logits_.detach().clone();
     if (!torch::isfinite(got).all().item<bool>())
       throw ValidationError("the logits are not all finite", "the logits finite");
-    if (c_.graph) check_replay_against_eager(got);
+    if (c_.graph()) check_replay_against_eager(got);
+    if (c_.compiled()) check_compiled_against_eager(got);
     if (c_.precision == Precision::fp32) got = got.index_select(0, float64_images());
     const torch::Tensor bias = model_->fc->bias.detach().to(torch::kDouble);
     logits_error_ = relative_l2(got.to(torch::kDouble) - bias, reference.to(torch::kDouble) - bias);
@@ -178,13 +199,18 @@ class ResNetInfer final : public TorchCase {
     reference_ = reference_logits();
     torch::NoGradGuard no_grad;
     std::string what;
-    if (fault_ == 0) {
+    if (c_.compiled()) {
+      auto weights = module_constants(*model_);
+      weights["fc.weight"] = -weights.at("fc.weight");
+      compiled_.hand_constants(weights);
+      what = "the package handed a negated copy of the fc weight";
+    } else if (fault_ == 0) {
       model_->fc->weight.neg_();
       what = "the fc weight negated";
     } else {
       torch_compat::allow_tf32(true);
       what = "TF32 allowed in cuBLAS and cuDNN for an fp32 forward";
-      if (c_.graph) graph_.capture([this] { graph_logits_ = forward(); });
+      if (c_.graph()) graph_.capture([this] { graph_logits_ = forward(); });
     }
     run_again(env);
     return what;
@@ -192,11 +218,13 @@ class ResNetInfer final : public TorchCase {
 
   void disarm_fault(Env&) override {
     torch::NoGradGuard no_grad;
-    if (fault_ == 0) {
+    if (c_.compiled()) {
+      compiled_.hand_constants(module_constants(*model_));
+    } else if (fault_ == 0) {
       model_->fc->weight.neg_();
     } else {
       torch_compat::allow_tf32(false);
-      if (c_.graph) graph_.capture([this] { graph_logits_ = forward(); });
+      if (c_.graph()) graph_.capture([this] { graph_logits_ = forward(); });
     }
     reference_ = torch::Tensor();
   }
@@ -205,11 +233,20 @@ class ResNetInfer final : public TorchCase {
     std::map<std::string, double> c = {{"images_per_s", double(c_.batch) / seconds},
                                        {"first_forward_ms", first_forward_ms_},
                                        {"logits_rel_error", logits_error_}};
-    if (c_.graph) c["graph_rel_error"] = graph_error_;
+    if (c_.graph()) c["graph_rel_error"] = graph_error_;
+    if (c_.compiled()) {
+      c["compiled_rel_error"] = compiled_error_;
+      c["package_load_ms"] = compiled_.load_ms();
+      c["second_copy_bytes"] = compiled_.second_copy_bytes();
+    }
     return c;
   }
 
-  std::string label_detail() const override { return c_.graph ? "CUDA graph replay" : ""; }
+  std::string label_detail() const override {
+    return c_.graph()      ? "CUDA graph replay"
+           : c_.compiled() ? "AOTInductor package " + c_.package()
+                           : "";
+  }
 
   torch::Tensor forward() {
     c10::InferenceMode inference;
@@ -258,10 +295,26 @@ class ResNetInfer final : public TorchCase {
                             "the graph's replay against an eager forward");
   }
 
+  // The compiled forward's logits against an eager forward of the same weights on the same images:
+  // other kernels (Inductor's fusions, its own choice of convolutions), the same arithmetic in the
+  // same dtype, so within the reference's bound of each other.
+  void check_compiled_against_eager(const torch::Tensor& compiled) {
+    const torch::Tensor eager = forward().clone();
+    compiled_error_ = relative_l2(compiled, eager);
+    if (!(compiled_error_ <= logits_tolerance(c_.precision)))
+      throw ValidationError(
+          "the compiled forward gave other logits than an eager forward of the "
+          "same weights: relative L2 error " +
+              std::to_string(compiled_error_) + " (bound " +
+              std::to_string(logits_tolerance(c_.precision)) + ")",
+          "the compiled forward against an eager forward");
+  }
+
   Config c_;
+  CompiledModule compiled_;
   ResNet50 model_{nullptr};
   torch::Tensor images_;
-  double first_forward_ms_ = 0, logits_error_ = 0, graph_error_ = 0;
+  double first_forward_ms_ = 0, logits_error_ = 0, graph_error_ = 0, compiled_error_ = 0;
   TorchGraph graph_;
   torch::Tensor graph_logits_;  // the graph's output, rewritten by each replay
   torch::Tensor logits_;        // the timed call's
@@ -277,6 +330,13 @@ void add_infer_family(const std::string& name, std::vector<Precision> precisions
       .axis(enum_axis("format", kFormats, formats))
       .axis(enum_axis("mode", kGraphModes, modes))
       .axis(int_axis("batch", batches))
+      // Compiled: the deployment's precisions in the deployment's layout, one package each.
+      .where([](const Point& p) {
+        const Precision precision = p.get_enum<Precision>("precision");
+        return p.get_enum<GraphMode>("mode") != GraphMode::compiled ||
+               ((precision == Precision::fp16 || precision == Precision::bf16) &&
+                p.get_enum<Format>("format") == Format::channels_last);
+      })
       .counter({"images_per_s", "img/s", Better::higher, "images inferred per second"})
       .counter({"first_forward_ms", "ms", Better::lower,
                 "the first forward after the model was built and moved, host clock (cuDNN's "
@@ -286,6 +346,15 @@ void add_infer_family(const std::string& name, std::vector<Precision> precisions
                 "(fp32: float64), relative L2"})
       .counter({"graph_rel_error", "", Better::lower,
                 "a graph replay's logits against an eager forward's, relative L2"})
+      .counter({"compiled_rel_error", "", Better::lower,
+                "the compiled forward's logits against an eager forward's of the same weights, "
+                "relative L2"})
+      .counter({"package_load_ms", "ms", Better::lower,
+                "compiled rows: the AOTInductor package loaded (unpacked, its kernels' library "
+                "opened), host clock"})
+      .counter({"second_copy_bytes", "B", Better::lower,
+                "compiled rows: device memory the package's runner took beside the model's own "
+                "weights (its copy of them where it copies)"})
       .main_counter("images_per_s")
       .size_axis("batch")
       // Default run: bf16 channels-last, the usual deployment, at batch 1 (launch-bound: where
@@ -303,13 +372,21 @@ void add_infer_family(const std::string& name, std::vector<Precision> precisions
       // graph, both layouts: at most 1.25 GiB + 18 MiB an image in fp32 and tf32 (10 MiB in fp16
       // and bf16), at batch 1 to 256. The check runs an fp32 forward of the whole batch, so the
       // fp32 figure is every precision's.
+      // Compiled rows: a second copy of the weights (51 MB in fp16) where the runner copies them,
+      // and Inductor's own buffers, within another quarter GiB.
+      // A compiled row whose package is not there is left out saying how to make it.
       .needs([](const Point& p) {
-        return tensor_core_needs(math_of(p.get_enum<Precision>("precision")),
-                                 kGiB + kGiB / 4 + std::uint64_t(p.get_int("batch")) * 18 * kMiB);
+        const Config c{p.get_enum<Precision>("precision"), p.get_enum<Format>("format"),
+                       p.get_enum<GraphMode>("mode"), p.get_int("batch")};
+        GpuNeeds needs = tensor_core_needs(
+            math_of(c.precision),
+            kGiB + kGiB / 4 + (c.compiled() ? kGiB / 4 : 0) + std::uint64_t(c.batch) * 18 * kMiB);
+        if (c.compiled()) needs.missing = compiled_package_missing(c.package());
+        return needs;
       })
       .make([](const Point& p) {
         Config c{p.get_enum<Precision>("precision"), p.get_enum<Format>("format"),
-                 p.get_enum<GraphMode>("mode") == GraphMode::graph, p.get_int("batch")};
+                 p.get_enum<GraphMode>("mode"), p.get_int("batch")};
         return std::make_unique<ResNetInfer>(c);
       })
       .add();
@@ -321,8 +398,9 @@ void register_resnet50_infer() {
 #if CUBENCH_TORCH_CUDA
   add_infer_family("resnet50_infer",
                    {Precision::fp32, Precision::tf32, Precision::fp16, Precision::bf16},
-                   {Format::nchw, Format::channels_last}, {GraphMode::eager, GraphMode::graph},
-                   {1, 8, 64, 256}, Timer::cuda_events);
+                   {Format::nchw, Format::channels_last},
+                   {GraphMode::eager, GraphMode::graph, GraphMode::compiled}, {1, 8, 64, 256},
+                   Timer::cuda_events);
 #endif
 }
 CUBENCH_REGISTER(register_resnet50_infer);

@@ -10,9 +10,13 @@
 //         [latents, latents] at batch 2 x images, guidance and the DDIM update), vae_decode (the
 //         decode and the clamp), text_encode (the text encoder at batch 2);
 //   dtype: fp16 or bf16 (weights and activations; the scheduler's arithmetic fp32);
-//   mode: eager, or graph (each denoising step a replay of one step captured in a CUDA graph, its
+//   mode: eager, graph (each denoising step a replay of one step captured in a CUDA graph, its
 //         timestep and coefficients read on the device from a step counter there; the text
-//         encoder and the decode stay eager): image and unet_step rows only;
+//         encoder and the decode stay eager), or compiled (the UNet a call of diffusers'
+//         UNet2DConditionModel exported at the row's shapes and compiled ahead of time by
+//         AOTInductor, tools/aoti-export, handed this UNet's weights by name: compiled_module.h;
+//         guidance, the scheduler, the text encoder and the decode stay eager, as diffusers'
+//         recipe compiles the UNet alone): image and unet_step rows only;
 //   images: per prompt, 1 or 4 (the UNet at batch 2 or 8, the decode at 1 or 4; the text encoder
 //         runs once either way, so text_encode has 1 only); resolution: 512 (latents 64 x 64) or
 //         768 (full suite; text_encode at 512 only).
@@ -44,6 +48,11 @@
 // NaN before the decode (an fp16 overflow's), a stray layer's parameters, the text encoder's causal
 // mask dropped, the UNet's conv_in reading the latents' channels reversed, the DDIM's a_prev taken
 // at the step's own timestep (an off-by-one), the VAE's output channels reversed (BGR for RGB).
+// Compiled mode: the same checks on the compiled UNet's output (diffusers' loop in the arithmetic
+// check runs the compiled UNet too: the same models), the package must list exactly this UNet's
+// weights by name (diffusers'), and its prediction at t = 951 stays within the UNet's bound of an
+// eager forward of the same weights (compiled_rel_error); the conv_in fault is handed to the
+// package as a weight (a perturbed copy after loading).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -196,7 +205,14 @@ struct Config {
   torch::Dtype dtype;
   bool graph;
   int64_t images, resolution;
-  bool tiny;  // the CPU rows' models instead of SD 1.5's
+  bool tiny;      // the CPU rows' models instead of SD 1.5's
+  bool compiled;  // the UNet from an AOTInductor package
+  // tools/aoti-export's name for the UNet's package of this configuration (image and unet_step
+  // rows share it: the same UNet at the same shapes).
+  std::string package() const {
+    return std::string("sd15_unet-") + (dtype == torch::kHalf ? "fp16" : "bf16") + "-" +
+           std::to_string(images) + "-" + std::to_string(resolution);
+  }
 };
 
 double relative_l2(const torch::Tensor& got, const torch::Tensor& want) {
@@ -375,6 +391,7 @@ class StableDiffusion final : public TorchCase {
     // sets it: a convolution family run before this one may have turned it on (TorchMath only
     // ever turns it on), and the first image would then time the autotuning.
     torch_compat::cudnn_benchmark(false);
+    if (c_.compiled) compiled_.load(c_.package());  // before the models: a missing one says so
     stream_ = on_gpu() ? env.stream() : nullptr;
     clock_ = std::make_unique<StageClock>(on_gpu());
     const auto options = torch::TensorOptions().device(device()).dtype(c_.dtype);
@@ -384,6 +401,7 @@ class StableDiffusion final : public TorchCase {
     if (uses_unet()) {
       unet_ = std::make_shared<UNet2DConditionModel>(models_.unet, at);
       ddim_ = std::make_unique<DdimGuidedScheduler>(kSteps, kGuidance, device());
+      if (c_.compiled) compiled_.hand_constants(unet_constants());
     }
     if (uses_vae()) vae_ = std::make_shared<VaeDecoder>(models_.vae, at);
     const auto ints = torch::TensorOptions().device(device()).dtype(torch::kLong);
@@ -436,6 +454,7 @@ class StableDiffusion final : public TorchCase {
     if (uses_unet()) check_step_count();
     if (uses_text()) check_text_encoding();
     if (c_.what == What::unet_step) check_unet_step();
+    if (c_.compiled) check_compiled_against_eager();
     if (uses_vae()) check_decoder_input(), check_decode();
     if (c_.what == What::image) check_arithmetic(), check_pipeline();
     clock_->reset();  // the first call's and the check's runs are not the timed ones
@@ -509,7 +528,8 @@ class StableDiffusion final : public TorchCase {
         what = "the per-image context tiled ([u, c, u, c]) for repeated ([u, u, c, c])";
         break;
     }
-    if (c_.graph) capture();  // the step as the fault leaves it
+    if (c_.graph) capture();                                      // the step as the fault leaves it
+    if (c_.compiled) compiled_.hand_constants(unet_constants());  // its weights as left
     run_again(env);
     return what;
   }
@@ -542,6 +562,7 @@ class StableDiffusion final : public TorchCase {
     vae_scale_ = models_.vae.scaling_factor;
     reference_text_.reset(), reference_unet_.reset(), reference_vae_.reset();
     if (c_.graph) capture();
+    if (c_.compiled) compiled_.hand_constants(unet_constants());
   }
 
   std::map<std::string, double> own_counters(double seconds) const override {
@@ -580,11 +601,18 @@ class StableDiffusion final : public TorchCase {
     if (c_.what == What::image)
       c["pipeline_rel_error"] = pipeline_error_, c["arithmetic_rel_error"] = arithmetic_error_;
     if (c_.what == What::image) c["text_rel_error"] = text_error_;
+    if (c_.compiled) {
+      c["compiled_rel_error"] = compiled_error_;
+      c["package_load_ms"] = compiled_.load_ms();
+      c["second_copy_bytes"] = compiled_.second_copy_bytes();
+    }
     return c;
   }
 
   std::string label_detail() const override {
-    return c_.graph ? "each denoising step a CUDA graph replay" : "";
+    return c_.graph      ? "each denoising step a CUDA graph replay"
+           : c_.compiled ? "the UNet from AOTInductor package " + c_.package()
+                         : "";
   }
 
   std::vector<const torch::nn::Module*> models() const {
@@ -620,11 +648,24 @@ class StableDiffusion final : public TorchCase {
   // moved on. Returns the UNet's prediction.
   torch::Tensor denoise_step() {
     const auto t = ddim_->timestep_table().index_select(0, step_);
-    auto noise = unet_->forward(torch::cat({latents_, latents_}), t, context_);
+    auto noise = predict_noise(torch::cat({latents_, latents_}), t, context_);
     latents_.copy_(ddim_->step(latents_, noise, step_));
     step_.add_(1);
     return noise;
   }
+  // The UNet's weights as the package names them: diffusers' names under the exported module's
+  // "unet." (compiled_modules.py's UNetNoise holds diffusers' UNet2DConditionModel as `unet`).
+  std::map<std::string, torch::Tensor> unet_constants() const {
+    return module_constants(*unet_, "unet.");
+  }
+
+  // The UNet's prediction, from the eager UNet or (compiled rows) the package.
+  torch::Tensor predict_noise(const torch::Tensor& sample, const torch::Tensor& t,
+                              const torch::Tensor& context) {
+    if (c_.compiled) return compiled_.run({sample, t, context}, stream_).at(0);
+    return unet_->forward(sample, t, context);
+  }
+
   // A step as the mode runs it; keeps the UNet's prediction (the graph's output tensor).
   void step(bool replay) {
     if (!replay) {
@@ -904,7 +945,7 @@ class StableDiffusion final : public TorchCase {
       for (int64_t i = 0; i < diffusers_sd15::kSteps; ++i) {
         const int64_t t = diffusers_sd15::timestep(i);
         const auto at = torch::full({1}, double(t), float32);
-        const auto eps = unet_->forward(torch::cat({x, x}), at, context).to(torch::kFloat).chunk(2);
+        const auto eps = predict_noise(torch::cat({x, x}), at, context).to(torch::kFloat).chunk(2);
         const auto guided = eps[0] + diffusers_sd15::kGuidance * (eps[1] - eps[0]);
         const double a = diffusers_sd15::alpha(t);
         const double a_prev = diffusers_sd15::alpha(diffusers_sd15::previous(t));
@@ -954,6 +995,21 @@ class StableDiffusion final : public TorchCase {
                   kPipelineCheck);
   }
 
+  // Compiled rows: the package's prediction at t = 951 on the initial noise against an eager
+  // forward of the same UNet on the same inputs (other kernels, the same dtype: within the UNet's
+  // bound against fp32 of each other).
+  void check_compiled_against_eager() {
+    const auto float32 = torch::TensorOptions().device(device()).dtype(torch::kFloat);
+    const auto at = torch::full({1}, double(diffusers_sd15::timestep(0)), float32);
+    const auto sample = torch::cat({noise_, noise_});
+    const auto compiled = predict_noise(sample, at, context_).clone();
+    compiled_error_ = relative_l2(compiled, unet_->forward(sample, at, context_));
+    require_bound(compiled_error_, kUNetBound.of(c_.dtype, on_gpu()),
+                  "the compiled UNet's prediction at t = 951 against an eager forward of the same "
+                  "weights",
+                  "the compiled UNet against an eager forward");
+  }
+
   // Reverses conv_in's input channels in place: the UNet reads the latents' channels the other
   // way round (a layout slip, as the VAE's BGR fault). Subtler faults are weak here: with random
   // weights the time embedding's halves swapped (flip_sin_to_cos the wrong way) moved the tiny
@@ -982,6 +1038,7 @@ class StableDiffusion final : public TorchCase {
   std::unique_ptr<StageClock> clock_;
   std::shared_ptr<ClipTextModel> text_;
   std::shared_ptr<UNet2DConditionModel> unet_;
+  CompiledModule compiled_;
   std::shared_ptr<VaeDecoder> vae_;
   std::unique_ptr<DdimGuidedScheduler> ddim_;
   // Inputs (prompt ids, initial noise); the state a run moves (latents, the device's step
@@ -992,7 +1049,7 @@ class StableDiffusion final : public TorchCase {
   torch::Tensor graph_noise_;  // the graph's UNet prediction, rewritten by each replay
   double first_run_ms_ = 0;
   double text_error_ = 0, unet_error_ = 0, ddim_error_ = 0, vae_error_ = 0, pipeline_error_ = 0,
-         arithmetic_error_ = 0;
+         arithmetic_error_ = 0, compiled_error_ = 0;
   // The code under test as a fault leaves it (arm_fault; disarm_fault puts it back).
   int64_t steps_ = kSteps;
   double vae_scale_ = models_.vae.scaling_factor;
@@ -1031,6 +1088,10 @@ std::uint64_t device_bytes(const Config& c) {
   double bytes = parameters * e + parameters * 4 * (e == 4 ? 2 : 1) + double(kGiB);
   if (unet) bytes += double(2 * c.images) * pixels * double(kGiB) / 4;
   if (vae) bytes += double(c.images) * pixels * 1.25 * double(kGiB);
+  // A compiled UNet: its runner's copy of the weights where it copies them, and its own buffers.
+  if (c.compiled)
+    bytes +=
+        (CompiledModule::shares_constants() ? 0 : double(m.unet_parameters) * e) + double(kGiB) / 2;
   return std::uint64_t(bytes);
 }
 
@@ -1051,9 +1112,8 @@ void add_sd15_family(const std::string& name, std::vector<DType> dtypes,
       // per prompt whatever the images and resolution: one row.
       .where([tiny, first_resolution, first_images](const Point& p) {
         const What w = p.get_enum<What>("what");
-        if (p.get_enum<GraphMode>("mode") == GraphMode::graph &&
-            !(w == What::image || w == What::unet_step))
-          return false;
+        const GraphMode mode = p.get_enum<GraphMode>("mode");
+        if (mode != GraphMode::eager && !(w == What::image || w == What::unet_step)) return false;
         // The CPU rows at one image, the text encoder's at two (the per-image context's order
         // shows only with more than one, and there at the cost of a text encoder): an image at
         // two is twice the cost, and LibTorch 1.13's CPU bf16 VAE decode is wrong at batch 2 (1.45
@@ -1100,6 +1160,14 @@ void add_sd15_family(const std::string& name, std::vector<DType> dtypes,
       .counter({"arithmetic_rel_error", "", Better::lower,
                 "image rows: the timed image before its clamp against diffusers' loop written in "
                 "the check, on the same models in the same dtype, relative L2"})
+      .counter({"compiled_rel_error", "", Better::lower,
+                "compiled rows: the package's UNet prediction at t = 951 against an eager "
+                "forward of the same weights, relative L2"})
+      .counter({"package_load_ms", "ms", Better::lower,
+                "compiled rows: the AOTInductor package loaded, host clock"})
+      .counter({"second_copy_bytes", "B", Better::lower,
+                "compiled rows: device memory the package's runner took beside the model's own "
+                "weights (its copy of them where it copies)"})
       .counter({"pipeline_rel_error", "", Better::lower,
                 "image rows: the timed image before its clamp against diffusers' pipeline on fp32 "
                 "copies of the weights (fp32 rows: float64), relative L2"})
@@ -1124,8 +1192,11 @@ void add_sd15_family(const std::string& name, std::vector<DType> dtypes,
                        p.get_enum<GraphMode>("mode") == GraphMode::graph,
                        p.get_int("images"),
                        p.get_int("resolution"),
-                       tiny};
-        return tensor_core_needs(p.get_dtype(), device_bytes(c));
+                       tiny,
+                       p.get_enum<GraphMode>("mode") == GraphMode::compiled};
+        GpuNeeds needs = tensor_core_needs(p.get_dtype(), device_bytes(c));
+        if (c.compiled) needs.missing = compiled_package_missing(c.package());
+        return needs;
       })
       .make([tiny](const Point& p) {
         const Config c{p.get_enum<What>("what"),
@@ -1133,7 +1204,8 @@ void add_sd15_family(const std::string& name, std::vector<DType> dtypes,
                        p.get_enum<GraphMode>("mode") == GraphMode::graph,
                        p.get_int("images"),
                        p.get_int("resolution"),
-                       tiny};
+                       tiny,
+                       p.get_enum<GraphMode>("mode") == GraphMode::compiled};
         return std::make_unique<StableDiffusion>(c);
       })
       .add();
@@ -1145,8 +1217,9 @@ void register_sd15() {
   add_sd15_family("cpu/sd15", {DType::fp32, DType::bf16}, {GraphMode::eager}, {1, 2}, {128},
                   Timer::host_clock);
 #if CUBENCH_TORCH_CUDA
-  add_sd15_family("sd15", {DType::fp16, DType::bf16}, {GraphMode::eager, GraphMode::graph}, {1, 4},
-                  {512, 768}, Timer::cuda_events);
+  add_sd15_family("sd15", {DType::fp16, DType::bf16},
+                  {GraphMode::eager, GraphMode::graph, GraphMode::compiled}, {1, 4}, {512, 768},
+                  Timer::cuda_events);
 #endif
 }
 CUBENCH_REGISTER(register_sd15);

@@ -73,6 +73,18 @@ TEST(GpuFit, MoreMemoryThanTheGpuHasIsLeftOut) {
   EXPECT_EQ(usable_memory(kH200, 24 * kGiB), 24 * kGiB);
 }
 
+// What the build or install lacks (a compiled row's package) leaves the row out on every GPU, in
+// its own words, before memory or capability are weighed; a sum of needs keeps it.
+TEST(GpuFit, WhatTheBuildLacksIsLeftOutOnEveryGpu) {
+  GpuNeeds compiled = bytes_only(kGiB);
+  compiled.missing = "they need an AOTInductor package, and there is no aoti/x.pt2";
+  EXPECT_EQ(cannot_run(compiled, kH200, 0), compiled.missing);
+  EXPECT_EQ(cannot_run(compiled, kT4, 0), compiled.missing);
+  EXPECT_EQ(cannot_run(bytes_only(kGiB) + compiled, kH200, 0), compiled.missing);
+  EXPECT_EQ(cannot_run(compiled + bytes_only(kGiB), kH200, 0), compiled.missing);
+  EXPECT_EQ(cannot_run(bytes_only(kGiB) + bytes_only(kGiB), kH200, 0), "");
+}
+
 TEST(GpuFit, AtItsTurnARowSaysWhatItNeedsAndWhatIsFree) {
   // 10 GiB free of the 4090's 24: a 12 GiB row is not run, an 8 GiB one is.
   EXPECT_EQ(does_not_fit_now(bytes_only(12 * kGiB), 10 * kGiB, 24 * kGiB, 0),

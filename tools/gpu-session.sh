@@ -12,7 +12,9 @@
 #   default-second NAME FILTER          the default run of SECOND_TREE's build, the benchmarks
 #                                       FILTER selects (before and after a change, row by row)
 #   cubench NAME REPETITIONS MIN_TIME FILTER   --benchmark_filter, Google Benchmark's loop
-#   torch NAME REPETITIONS MIN_TIME FILTER     tools/torch_reference.py --filter
+#   torch NAME REPETITIONS MIN_TIME FILTER     tools/torch_reference.py --filter (its compiled
+#                                       rows under torch.compile's default mode)
+#   torch-max-autotune NAME REPETITIONS MIN_TIME FILTER   the same, compiled rows in max-autotune
 #   ctest NAME                          the whole ctest again: NAME.log, its wall time said
 #   checks-largest NAME [REGEX]         every family's check test (ctest -R ^Check/, or those
 #                                       REGEX names among them) with each variant at its largest
@@ -36,6 +38,10 @@
 # in $OUT/device-code.txt. DEADLINE: seconds from the start (default 590); a run gets what is left,
 # and one cut short keeps its finished rows (cubench closes its JSON on SIGTERM, marked
 # "interrupted"): the plan's order says what matters most.
+# AOTI=1 makes the default run's AOTInductor packages (tools/aoti-export, into build/cuda-13.0/aoti,
+# where the build's compiled rows look) while the build runs: AOTI_PACKAGES names others (space
+# separated); its log is $OUT/aoti-export.log, each package's record (times, memory, constants)
+# $OUT/aoti/NAME.json; the compiled rows are left out, saying so, where it made none.
 # BARE=1 also builds build/cuda-13.0-bare (-DCUBENCH_WITH_TORCH=OFF -DCUBENCH_WITH_CUDNN=OFF),
 # beside the main build. SECOND_TREE=<dir> (a source tree carried in, e.g. `git archive` of the
 # commit before a change) is built as the main build is (without its tests), into build/second;
@@ -100,6 +106,13 @@ build() {  # name, configure arguments... (SOURCE=<dir>: another source tree tha
 # The builds run side by side and share the cores.
 jobs=$(($(nproc) / (1 + ${BARE:-0} + $([ -n "${SECOND_TREE:-}" ] && echo 1 || echo 0))))
 pids=()
+aoti_pid=
+if [ "${AOTI:-0}" = 1 ]; then
+  packages=()
+  for p in ${AOTI_PACKAGES:-}; do packages+=(--package "$p"); done
+  tools/aoti-export --out build/cuda-13.0/aoti "${packages[@]}" >"$OUT/aoti-export.log" 2>&1 &
+  aoti_pid=$!
+fi
 build main "${torch_args[@]}" "${cudnn_args[@]}" & pids+=($!)
 if [ "${BARE:-0}" = 1 ]; then
   build bare -B build/cuda-13.0-bare -DCUBENCH_WITH_TORCH=OFF -DCUBENCH_WITH_CUDNN=OFF & pids+=($!)
@@ -113,6 +126,12 @@ for p in "${pids[@]}"; do
   wait "$p" || { kill "${pids[@]}" 2>/dev/null; wait; exit 1; }
 done
 echo "built in $(now) s"
+if [ -n "$aoti_pid" ]; then
+  wait "$aoti_pid"
+  echo "aoti-export: exit $?, done at $(now) s"
+  cat "$OUT/aoti-export.log" | cut -c1-300
+  mkdir -p "$OUT/aoti" && cp build/cuda-13.0/aoti/*.json "$OUT/aoti/" 2>/dev/null
+fi
 # What the main build holds for which GPU: configure's choice of architectures (its one line) and
 # the binary's cubins and PTX as cuobjdump lists them.
 {
@@ -233,9 +252,12 @@ run_line() {  # kind name reps min_time filter
   budget=$(left)
   if [ "$budget" -le 10 ]; then echo "$name: not run, deadline reached"; return; fi
   echo "== $name ($kind, $reps reps) at $(now) s, $budget s left"
-  if [ "$kind" = torch ]; then
+  if [ "$kind" = torch ] || [ "$kind" = torch-max-autotune ]; then
+    local mode=default
+    [ "$kind" = torch-max-autotune ] && mode=max-autotune
     PYTHONUNBUFFERED=1 timeout "$budget" python3 tools/torch_reference.py --filter "$filter" \
-      --repetitions "$reps" --min-time "$min_time" --out "$OUT/$name.json" 2>"$OUT/$name.txt"
+      --compile-mode "$mode" --repetitions "$reps" --min-time "$min_time" \
+      --out "$OUT/$name.json" 2>"$OUT/$name.txt"
     echo "$name exit $?"; tail -"${SHOW:-30}" "$OUT/$name.txt"
   else
     timeout "$budget" build/cuda-13.0/cubench --benchmark_filter="$filter" \

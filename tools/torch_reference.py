@@ -69,6 +69,9 @@ def parse_args(argv):
     p.add_argument("--min-samples", type=int, default=3,
                    help="samples per repetition at least (1 for a case that is a whole generation)")
     p.add_argument("--warmup", type=int, default=3, help="untimed calls before the first repetition")
+    p.add_argument("--compile-mode", choices=("default", "max-autotune"), default="default",
+                   help="torch.compile's mode for the compiled rows (the modules cubench's "
+                        "compiled rows load as AOTInductor packages; compiled_modules.py)")
     p.add_argument("--list", action="store_true", help="print the names and exit")
     p.add_argument("--left-out", action="store_true",
                    help="print each cubench configuration of the families here that has no case, "
@@ -103,6 +106,16 @@ def parse_args(argv):
 ATTENTION_TOKENS, ATTENTION_WIDTH = 16384, 2048
 CONV_BATCH = 256
 SD15_STEPS, SD15_GUIDANCE, SD15_TOKENS, SD15_VAE_SCALE = 20, 7.5, 77, 0.18215
+
+
+COMPILE_MODE = "default"  # --compile-mode, set by main()
+
+
+def compiled(torch, module):
+    """torch.compile of a compiled row's module in --compile-mode (Dynamo and Inductor, warm after
+    the first call; the first call's compile is in first_forward_ms / first_run_ms)."""
+    return torch.compile(module, mode=None if COMPILE_MODE == "default" else COMPILE_MODE,
+                         dynamic=False)  # fixed shapes, as the packages: one graph per shape
 
 
 def dtypes(torch):
@@ -140,6 +153,8 @@ def make_op(torch, dt, kind, a):
     if kind == "transformer":
         return transformer_forward(torch, a), 0.0, 0.0
     if kind == "llama":
+        if a.get("compiled"):
+            return llama_compiled(torch, a), 0.0, 0.0
         return llama_generate(torch, dt, a), 0.0, 0.0
     if kind == "bert":
         return bert_step(torch, a), 0.0, 0.0
@@ -206,6 +221,8 @@ def resnet_forward(torch, dt, a):
     fmt = torch.channels_last if a["channels_last"] else torch.contiguous_format
     dtype = dt[a["precision"]]
     model = torchvision.models.resnet50(num_classes=1000).eval().cuda().to(dtype).to(memory_format=fmt)
+    if a.get("compiled"):
+        model = compiled(torch, model)
     x = torch.randn(a["batch"], 3, 224, 224, device="cuda").to(memory_format=fmt).to(dtype)
 
     def forward():
@@ -308,6 +325,64 @@ def llama_generate(torch, dt, a):
     return generate
 
 
+def llama_compiled(torch, a):
+    """cubench's llama_decode compiled rows' module (compiled_modules.py's step, the weights under
+    transformers' names, a static cache as buffers) under torch.compile: a greedy loop of a
+    prefill (the prompt at once) and one token per call, argmax on the device, CUDA events
+    between the steps as llama_generate's."""
+    from cubench_tools.compiled_modules import build
+    config = dict(family="llama_decode", name="llama_decode", dtype=a["dtype"], prompt=a["prompt"],
+                  new=a["new"], batch=a["batch"])
+    module, (token, _), _ = build(torch, config)
+    step = compiled(torch, module)
+    b, prompt, new = a["batch"], a["prompt"], a["new"]
+    ids = torch.randint(32000, (b, prompt), device="cuda")
+    positions = torch.arange(prompt + new, device="cuda")
+    events = [torch.cuda.Event(enable_timing=True) for _ in range(new + 1)]
+    prefills, steps, pending = [], [], [False]
+
+    def collect():
+        if pending[0]:
+            events[-1].synchronize()
+            times = [events[i - 1].elapsed_time(events[i]) for i in range(1, new + 1)]
+            prefills.append(times[0])
+            steps.extend(times[1:])
+            pending[0] = False
+
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    def generate():
+        collect()
+        with torch.inference_mode(), sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
+            events[0].record()
+            token = step(ids, positions[:prompt]).argmax(-1)
+            events[1].record()
+            for i in range(1, new):
+                pos = prompt + i - 1
+                token = step(token, positions[pos:pos + 1]).argmax(-1)
+                events[i + 1].record()
+        pending[0] = True
+
+    generate()  # the compile, for the prefill's shape and the step's
+    torch.cuda.synchronize()
+    pending[0] = False
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+
+    def median(v, q=0.5):
+        v = sorted(v)
+        return v[min(len(v) - 1, int(q * len(v)))] if v else 0.0
+
+    def counters():
+        collect()
+        return {"ttft_ms": median(prefills), "token_ms_median": median(steps),
+                "token_ms_p99": median(steps, 0.99)}
+    generate.tokens = b * new
+    generate.counters = counters
+    generate.memory = True
+    return generate
+
+
 def sd15_models(torch, dtype, what="image"):
     """SD 1.5's UNet, VAE (its decoder and post_quant_conv: the encoder dropped, as cubench builds
     the decoder alone), CLIP ViT-L/14's text encoder and DDIMScheduler, from their configurations
@@ -367,6 +442,8 @@ def sd15(torch, dt, a):
     torch.backends.cudnn.benchmark = False  # diffusers' (PyTorch's) default; resnet's cases turn it on
     what, n = a["what"], a["images"]
     unet, vae, text, scheduler = sd15_models(torch, dtype, what)
+    if a.get("compiled"):  # diffusers' recipe: the UNet alone compiled
+        unet = compiled(torch, unet)
     side = a["res"] // 8
     ids = torch.randint(49408, (2, SD15_TOKENS), device="cuda")
     noise = torch.randn(n, 4, side, side, device="cuda", dtype=dtype)
@@ -644,6 +721,8 @@ def time_case(torch, op, cold, args, flush):
 
 def main(argv):
     args = parse_args(argv)
+    global COMPILE_MODE
+    COMPILE_MODE = args.compile_mode
     plan = torch_cases.plan(axes_listing.run(args.cubench_binary, option="--cubench-binary"))
     if args.left_out:
         for name, why in plan.left_out:
@@ -723,7 +802,8 @@ def main(argv):
             row = {"name": full, "family_index": 0, "run_name": full, "run_type": "iteration",
                    "repetitions": args.repetitions, "repetition_index": i, "threads": 1,
                    "iterations": iters, "real_time": sec * 1e6, "cpu_time": sec * 1e6, "time_unit": "us",
-                   "label": "PyTorch eager"}
+                   "label": (f"PyTorch torch.compile {args.compile_mode}" if case.params.get("compiled")
+                             else "PyTorch eager")}
             if flops:
                 row["TFLOPS"] = flops / sec / 1e12
             if nbytes:

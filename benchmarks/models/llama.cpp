@@ -129,6 +129,32 @@ LlamaModel LlamaModel::converted(torch::TensorOptions options) const {
   return out;
 }
 
+std::map<std::string, torch::Tensor> LlamaModel::named_tensors() const {
+  std::map<std::string, torch::Tensor> out = {{"model.embed_tokens.weight", embedding_},
+                                              {"model.norm.weight", final_norm_},
+                                              {"lm_head.weight", lm_head_},
+                                              {"model.rotary_emb.cos", rope_cos_},
+                                              {"model.rotary_emb.sin", rope_sin_}};
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const Layer& l = layers_[i];
+    const std::string at = "model.layers." + std::to_string(i) + ".";
+    out[at + "input_layernorm.weight"] = l.attention_norm;
+    out[at + "self_attn.q_proj.weight"] = l.wq;
+    out[at + "self_attn.k_proj.weight"] = l.wk;
+    out[at + "self_attn.v_proj.weight"] = l.wv;
+    out[at + "self_attn.o_proj.weight"] = l.wo;
+    out[at + "post_attention_layernorm.weight"] = l.mlp_norm;
+    out[at + "mlp.gate_proj.weight"] = l.gate;
+    out[at + "mlp.up_proj.weight"] = l.up;
+    out[at + "mlp.down_proj.weight"] = l.down;
+    if (i < keys_.size()) {
+      out[at + "self_attn.k_cache"] = keys_[i];
+      out[at + "self_attn.v_cache"] = values_[i];
+    }
+  }
+  return out;
+}
+
 int64_t LlamaModel::parameter_count() const {
   int64_t count = embedding_.numel() + final_norm_.numel() + lm_head_.numel();
   for (const Layer& l : layers_)

@@ -11,6 +11,8 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace cubench {
@@ -47,6 +49,14 @@ class LlamaModel {
   // (causal). last_only: the logits of the last position alone (transformers' logits_to_keep=1).
   torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& positions, bool use_cache,
                         bool last_only);
+
+  // Every weight under transformers' LlamaForCausalLM name (model.embed_tokens.weight,
+  // model.layers.N.self_attn.q_proj.weight, model.layers.N.input_layernorm.weight, ...,
+  // lm_head.weight), the rotary tables as model.rotary_emb.cos and .sin, and the cache, where one
+  // is allocated, as model.layers.N.self_attn.k_cache and v_cache: the tensors themselves, not
+  // copies (a compiled step handed them writes this cache). tools/cubench_tools/
+  // compiled_modules.py's decode step has the same names.
+  std::map<std::string, torch::Tensor> named_tensors() const;
 
   int64_t parameter_count() const;
   double weight_bytes() const;

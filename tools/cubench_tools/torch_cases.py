@@ -95,9 +95,15 @@ def _resnet_train(row, _):
 
 
 def _eager_only(rule):
-    """A family whose rows come eager and as CUDA graphs: python times the eager ones."""
+    """A family whose rows come eager, as CUDA graphs and compiled: python times the eager ones,
+    and the compiled ones under torch.compile (params["compiled"]: the same module cubench's
+    package was exported from, tools/cubench_tools/compiled_modules.py)."""
     def eager(row, listing):
-        return rule(row, listing) if row.axis("mode") == "eager" else EAGER_ONLY
+        mode = row.axis("mode")
+        if mode == "compiled":
+            kind, params = rule(row, listing)
+            return kind, dict(params, compiled=True)
+        return rule(row, listing) if mode == "eager" else EAGER_ONLY
     return eager
 
 
@@ -120,6 +126,8 @@ def _bert(row, _):
 
 @_eager_only
 def _sd15(row, _):
+    if row.axis("mode") == "compiled" and row.axis("what") not in ("image", "unet_step"):
+        return EAGER_ONLY
     return "sd15", dict(what=row.axis("what"), dtype=row.axis("dtype"), images=row.axis("images"),
                         res=row.axis("resolution"))
 
