@@ -565,17 +565,12 @@ void add_llama_family(const std::string& name, std::vector<DType> dtypes,
       .counter({"token_gap_std", "", Better::lower,
                 "first generated tokens: the worst one's fp32 logit below the fp32 top token's, "
                 "in standard deviations of the logits (0: every one the top)"})
-      .counter({"compiled_rel_error", "", Better::lower,
-                "compiled rows: one decode step's logits against an eager step's on the same "
-                "cache, relative L2"})
+      .counter(compiled_error_counter("the same cache (one decode step's logits)"))
       .counter({"eager_token_agreement", "", Better::higher,
                 "compiled rows: the share of generated tokens equal to an eager generation's "
                 "from the same prompt"})
-      .counter({"package_load_ms", "ms", Better::lower,
-                "compiled rows: the AOTInductor package loaded, host clock"})
-      .counter({"second_copy_bytes", "B", Better::lower,
-                "compiled rows: device memory the package's runner took beside the model's own "
-                "tensors"})
+      .counter(package_load_counter())
+      .counter(second_copy_counter())
       .main_counter("tokens_per_s")
       .size_axis("batch")
       // Default run: bf16, the article's 128 + 128 at batch 1, eager and graph (the launch-bound

@@ -346,15 +346,9 @@ void add_infer_family(const std::string& name, std::vector<Precision> precisions
                 "(fp32: float64), relative L2"})
       .counter({"graph_rel_error", "", Better::lower,
                 "a graph replay's logits against an eager forward's, relative L2"})
-      .counter({"compiled_rel_error", "", Better::lower,
-                "the compiled forward's logits against an eager forward's of the same weights, "
-                "relative L2"})
-      .counter({"package_load_ms", "ms", Better::lower,
-                "compiled rows: the AOTInductor package loaded (unpacked, its kernels' library "
-                "opened), host clock"})
-      .counter({"second_copy_bytes", "B", Better::lower,
-                "compiled rows: device memory the package's runner took beside the model's own "
-                "weights (its copy of them where it copies)"})
+      .counter(compiled_error_counter("the same images"))
+      .counter(package_load_counter())
+      .counter(second_copy_counter())
       .main_counter("images_per_s")
       .size_axis("batch")
       // Default run: bf16 channels-last, the usual deployment, at batch 1 (launch-bound: where

@@ -1160,14 +1160,9 @@ void add_sd15_family(const std::string& name, std::vector<DType> dtypes,
       .counter({"arithmetic_rel_error", "", Better::lower,
                 "image rows: the timed image before its clamp against diffusers' loop written in "
                 "the check, on the same models in the same dtype, relative L2"})
-      .counter({"compiled_rel_error", "", Better::lower,
-                "compiled rows: the package's UNet prediction at t = 951 against an eager "
-                "forward of the same weights, relative L2"})
-      .counter({"package_load_ms", "ms", Better::lower,
-                "compiled rows: the AOTInductor package loaded, host clock"})
-      .counter({"second_copy_bytes", "B", Better::lower,
-                "compiled rows: device memory the package's runner took beside the model's own "
-                "weights (its copy of them where it copies)"})
+      .counter(compiled_error_counter("the same inputs (the UNet at t = 951)"))
+      .counter(package_load_counter())
+      .counter(second_copy_counter())
       .counter({"pipeline_rel_error", "", Better::lower,
                 "image rows: the timed image before its clamp against diffusers' pipeline on fp32 "
                 "copies of the weights (fp32 rows: float64), relative L2"})
