@@ -38,11 +38,12 @@
 // check must reject it): layer 0, head 0's attention output 64x; the KV cache written one
 // position late (the decode steps' logits then miss the step's own key and value).
 // Compiled mode: the package must list exactly this model's tensors by name; one decode step's
-// logits from it, after an eager prefill, stay within cache_tolerance() of an eager step's on the
-// same cache (compiled_rel_error); the first tokens meet the fp32 check above; how many generated
-// tokens equal an eager generation's is counted (eager_token_agreement: kernels that differ may
-// break a near tie another way, after which the sequences part), not required. Its fault: the
-// package handed a negated copy of lm_head (the model itself untouched).
+// logits from it, after an eager prefill, are no further from an fp32 copy's than an eager step's
+// by more than half again (compiled_rel_error: compiled against eager); the first tokens meet the
+// fp32 check above; how many generated tokens equal an eager generation's is counted
+// (eager_token_agreement: kernels that differ may break a near tie another way, after which the
+// sequences part), not required. Its fault: the package handed a negated copy of lm_head (the model
+// itself untouched).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -485,20 +486,40 @@ class LlamaDecode final : public TorchCase {
       }
   }
 
-  // After an eager prefill, one decode step's logits from the package against an eager step's on
-  // the same cache (both write the same key and value into it).
+  // After an eager prefill, one decode step's logits from the package and from the eager model on
+  // the same cache (both write the same key and value into it), each against an fp32 copy of the
+  // weights without the cache on the same prompt and token: the compiled step may be no further
+  // from fp32 than half again the eager step's distance (and 1e-3). A bound on compiled against
+  // eager alone would be the dtype's arithmetic over 32 layers: 0.054 in bf16 on the H100, where
+  // both steps' tokens met the fp32 check.
   void check_compiled_step_against_eager() {
     prefill();
     const auto token = tokens_.index_select(1, position_);
     const auto compiled = compiled_.run({token, position_}, stream_).at(0).clone();
     const auto eager = model_->forward(token, position_, /*use_cache=*/true, /*last_only=*/true);
+    torch::Tensor reference;
+    {
+      torch_compat::Tf32Off fp32;
+      const auto ints = torch::TensorOptions().device(device()).dtype(torch::kLong);
+      LlamaModel copy =
+          model_->converted(torch::TensorOptions().device(device()).dtype(torch::kFloat));
+      reference =
+          copy.forward(tokens_.narrow(1, 0, c_.prompt + 1), torch::arange(c_.prompt + 1, ints),
+                       /*use_cache=*/false, /*last_only=*/true)
+              .to(torch::kDouble);
+    }  // the fp32 copy (27 GB at 7B) goes before the next check
     compiled_error_ = relative_l2(compiled, eager);
-    if (!(compiled_error_ <= cache_tolerance(c_.dtype)))
+    const double compiled_off = relative_l2(compiled, reference);
+    const double eager_off = relative_l2(eager, reference);
+    if (!(compiled_off <= 1.5 * eager_off + 1e-3))
       throw ValidationError(
-          "the compiled decode step's logits differ from an eager step's on the "
-          "same cache: relative L2 error " +
-              std::to_string(compiled_error_) + " (bound " +
-              std::to_string(cache_tolerance(c_.dtype)) + ")",
+          "the compiled decode step's logits are further from an fp32 copy's than "
+          "an eager step's: relative L2 error " +
+              std::to_string(compiled_off) + " against the eager step's " +
+              std::to_string(eager_off) +
+              " (bound 1.5 x that + 0.001; compiled "
+              "against eager " +
+              std::to_string(compiled_error_) + ")",
           "the compiled step against an eager step");
   }
 

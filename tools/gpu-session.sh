@@ -41,7 +41,8 @@
 # AOTI=1 makes the default run's AOTInductor packages (tools/aoti-export, into build/cuda-13.0/aoti,
 # where the build's compiled rows look) while the build runs: AOTI_PACKAGES names others (space
 # separated); its log is $OUT/aoti-export.log, each package's record (times, memory, constants)
-# $OUT/aoti/NAME.json; the compiled rows are left out, saying so, where it made none.
+# $OUT/aoti/NAME.json (AOTI_KEEP=1: NAME.pt2 too); the compiled rows are left out, saying so,
+# where it made none.
 # BARE=1 also builds build/cuda-13.0-bare (-DCUBENCH_WITH_TORCH=OFF -DCUBENCH_WITH_CUDNN=OFF),
 # beside the main build. SECOND_TREE=<dir> (a source tree carried in, e.g. `git archive` of the
 # commit before a change) is built as the main build is (without its tests), into build/second;
@@ -131,6 +132,8 @@ if [ -n "$aoti_pid" ]; then
   echo "aoti-export: exit $?, done at $(now) s"
   cat "$OUT/aoti-export.log" | cut -c1-300
   mkdir -p "$OUT/aoti" && cp build/cuda-13.0/aoti/*.json "$OUT/aoti/" 2>/dev/null
+  # AOTI_KEEP=1: the packages themselves come back too (to carry into a later call's build).
+  [ "${AOTI_KEEP:-0}" = 1 ] && cp build/cuda-13.0/aoti/*.pt2 "$OUT/aoti/" 2>/dev/null
 fi
 # What the main build holds for which GPU: configure's choice of architectures (its one line) and
 # the binary's cubins and PTX as cuobjdump lists them.
