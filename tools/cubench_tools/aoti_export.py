@@ -17,9 +17,10 @@ tools/run-matrix --torch makes each install's in its own build folder.
 
 Beside each package, NAME.json: the install (torch, CUDA, GPU), the mode, the constants' names,
 seconds to export and to compile, the peak memory of making it (device: PyTorch's allocator;
-host: the process's resident peak so far) — a compile is a cost a user pays — and the package's
-own check: loaded here, handed the module's tensors by name, its output against the module's on
-the example inputs (package_vs_module_rel_error). One line
+host: the process's resident peak so far) — a compile is a cost a user pays — and the package's size.
+(The package is not loaded here: PyTorch 2.11's aoti_load_package, handed a decode step's
+tensors in the process that compiled it, ended that process with a segmentation fault on an
+H100; the C++ rows' checks judge what a package computes.) One line
 per package on stdout; a package that fails says why on stderr and the others are still made
 (exit status 1 then)."""
 import json
@@ -78,23 +79,6 @@ def inductor_configs(torch, mode):
     return configs
 
 
-def package_against_module(torch, module, args, kwargs, path):
-    """The package, loaded in this process and handed the module's own tensors by name, against the
-    module itself on the example inputs: relative L2 of the first output (the compile's own check,
-    before any C++ model is involved)."""
-    loaded = torch._inductor.aoti_load_package(path)
-    tensors = dict(module.named_parameters())
-    tensors.update(module.named_buffers())
-    wanted = loaded.get_constant_fqns()
-    loaded.load_constants({n: tensors[n] for n in wanted if n in tensors}, check_full_update=True)
-    with torch.no_grad():
-        want = module(*args, **kwargs)
-        got = loaded(*args, **kwargs)
-    first = (lambda x: x[0] if isinstance(x, (list, tuple)) else x)
-    want, got = first(want).double(), first(got).double()
-    return float((got - want).norm() / want.norm().clamp_min(1e-30))
-
-
 def make_package(torch, config, out, mode):
     """Builds, exports and compiles one package; returns its record (NAME.json's)."""
     name = config["name"]
@@ -110,10 +94,6 @@ def make_package(torch, config, out, mode):
         torch._inductor.aoti_compile_and_package(exported, package_path=path,
                                                  inductor_configs=inductor_configs(torch, mode))
         compile_s = time.perf_counter() - start
-    try:
-        verified = {"package_vs_module_rel_error": package_against_module(torch, module, args, kwargs, path)}
-    except Exception as e:  # noqa: BLE001 - the package is made; its self-check's failure is said
-        verified = {"package_vs_module_error": cli.one_line(f"{type(e).__name__}: {e}")}
     props = torch.cuda.get_device_properties(torch.cuda.current_device())
     record = {
         "package": name, "path": path, "mode": mode, "torch_version": torch.__version__,
@@ -123,7 +103,6 @@ def make_package(torch, config, out, mode):
         "peak_host_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
         "constants": constant_names(module),
         "package_bytes": os.path.getsize(path),
-        **verified,
     }
     del module, exported
     return record
@@ -151,9 +130,7 @@ def main(argv):
         print(f"{record['path']}: export {record['export_s']:.1f} s, compile {record['compile_s']:.1f} s, "
               f"peak {record['peak_device_bytes'] / 1e9:.2f} GB on the GPU, "
               f"{record['peak_host_bytes'] / 1e9:.2f} GB host, {len(record['constants'])} constants, "
-              f"{record['package_bytes'] / 1e6:.1f} MB, against the module "
-              f"{record.get('package_vs_module_rel_error', record.get('package_vs_module_error'))}, "
-              f"torch {record['torch_version']}", flush=True)
+              f"{record['package_bytes'] / 1e6:.1f} MB, torch {record['torch_version']}", flush=True)
     if failed:
         raise cli.WorkFailed(f"{failed} of {len(args.configs)} packages not made (above)")
     return 0
