@@ -6,12 +6,14 @@
 // row's check on the GPU, this test says so on the CPU first.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "benchmarks/models/llama.h"
 #include "benchmarks/models/resnet50.h"
+#include "benchmarks/models/sd15_unet.h"
 #include "fixtures/cubench_torch.h"
 
 namespace cubench {
@@ -117,6 +119,39 @@ TEST(CompiledConstants, LlamaHandsTheDecodeStepsNamesItsOwnTensorsAndShapes) {
   tensors.at("model.layers.1.self_attn.v_cache").fill_(3);
   EXPECT_EQ(model.named_tensors().at("model.layers.1.self_attn.v_cache").sum().item<double>(),
             3.0 * 3 * double(config.heads) * 10 * double(config.head_dim()));
+}
+
+// The constants a real package listed: tools/aoti-export's record of the package it made on an
+// H100 (PyTorch 2.11; docs/results/h100/compiled/packages/), its names one a line.
+std::set<std::string> package_names(const std::string& family) {
+  std::ifstream in(std::string(CUBENCH_TEST_DATA) + "/compiled/" + family + ".names");
+  std::set<std::string> out;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) out.insert(line);
+  return out;
+}
+
+// Each family's model hands exactly what the package made from the Python module listed: the
+// weight-name maps held against the modules themselves, not a list written here.
+TEST(CompiledConstants, EachFamilysModelHandsWhatItsRealPackageListed) {
+  const auto resnet = package_names("resnet50_infer");
+  ASSERT_EQ(resnet.size(), 320u);
+  EXPECT_EQ(keys_of(module_constants(*ResNet50(1000))), resnet);
+
+  const auto llama = package_names("llama_decode");
+  ASSERT_EQ(llama.size(), 357u);
+  EXPECT_EQ(decode_step_names(32), llama);
+  // LLaMA-7B's names, from a model of its layer count (the widths change no name).
+  LlamaModel model({32, 8, 2, 8, 10}, torch::TensorOptions().dtype(torch::kFloat));
+  model.allocate_cache(1, 4);
+  EXPECT_EQ(keys_of(model.named_tensors()), llama);
+
+  const auto unet = package_names("sd15_unet");
+  ASSERT_EQ(unet.size(), 686u);
+  const sd15::Placement meta{torch::TensorOptions().device(torch::kMeta), sd15::Init::random};
+  EXPECT_EQ(keys_of(module_constants(sd15::UNet2DConditionModel(sd15::UNetConfig::sd15(), meta),
+                                     "unet.")),
+            unet);
 }
 
 TEST(CompiledConstants, ABuildWithoutTheLoaderLeavesCompiledRowsOutSayingWhy) {
