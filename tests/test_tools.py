@@ -2687,10 +2687,10 @@ class TorchReference(unittest.TestCase):
         import importlib.util
         if importlib.util.find_spec("diffusers") and importlib.util.find_spec("transformers"):
             self.skipTest("diffusers and transformers are installed here")
-        import torch_reference
+        from cubench_tools import torch_sd15
         with self.assertRaisesRegex(RuntimeError, "the sd15 reference needs diffusers and transformers "
                                     "for this python .*: pip install diffusers transformers"):
-            torch_reference.sd15_models(None, None)
+            torch_sd15.sd15_models(None, None)
 
     def test_sd15_table_sets_each_row_beside_its_eager_peer(self):
         # docs/results/h100/sd15-table.py: a graph row against PyTorch's eager one; per image (the
