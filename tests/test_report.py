@@ -517,18 +517,18 @@ class BuildFieldsExplained(unittest.TestCase):
 def captured_figures():
     """{chart file: (figure, its panels)} of every chart tools/plot saves while inside, laid out
     as saved."""
-    from cubench_tools import plot
-    figures, saved = {}, plot.save
+    from cubench_tools import chart_drawing
+    figures, saved = {}, chart_drawing.save
 
     def keep(plt, fig, axes, n, title, path):
         out = saved(plt, fig, axes, n, title, path)
         figures[os.path.basename(path)] = (fig, list(axes.flat)[:n])
         return out
-    plot.save = keep
+    chart_drawing.save = keep
     try:
         yield figures
     finally:
-        plot.save = saved
+        chart_drawing.save = saved
 
 
 def gemm_result(shape, tflops, pct_peak=None):
@@ -560,8 +560,8 @@ class GemmEveryShape(unittest.TestCase):
         return files
 
     def test_every_shape_is_in_the_charts_data(self):
-        from cubench_tools import plot
-        squares, others = plot.gemm_points(self.loaded())
+        from cubench_tools import family_charts
+        squares, others = family_charts.gemm_points(self.loaded())
         self.assertEqual({label: sorted(x for x, _, _ in pts) for label, pts in squares["gemm bf16"].items()},
                          {"11.8": [1024, 4096], "13.0": [1024, 4096]})
         [(x, y, _, name)] = others["gemm bf16"]["13.0"]
@@ -570,9 +570,9 @@ class GemmEveryShape(unittest.TestCase):
         self.assertAlmostEqual(y, 770)
 
     def test_drawn_named_and_nothing_covers_a_label(self):
-        from cubench_tools import plot
+        from cubench_tools import family_charts
         with tempfile.TemporaryDirectory() as out, captured_figures() as figures:
-            [chart] = plot.gemm(self.loaded(), out)[0]
+            [chart] = family_charts.gemm(self.loaded(), out)[0]
             chart()
         fig, [ax] = figures["gemm.png"]
         xs = sorted(float(x) for c in ax.containers for x in c.lines[0].get_xdata())
@@ -585,11 +585,11 @@ class GemmEveryShape(unittest.TestCase):
                          ["11.8", "13.0", "hollow: m, n, k not all equal (named), at (m*n*k)^(1/3)"])
 
     def test_square_shapes_alone_keep_the_square_chart(self):
-        from cubench_tools import plot
+        from cubench_tools import family_charts
         loaded = [(label, ctx, {n: r for n, r in rows.items() if "11008" not in n}) for label, ctx, rows in self.loaded()]
-        self.assertEqual(plot.gemm_points(loaded)[1], {})
+        self.assertEqual(family_charts.gemm_points(loaded)[1], {})
         with tempfile.TemporaryDirectory() as out, captured_figures() as figures:
-            plot.gemm(loaded, out)[0][0]()
+            family_charts.gemm(loaded, out)[0][0]()
         fig, [ax] = figures["gemm.png"]
         self.assertEqual(ax.get_xlabel(), "n (m = n = k)")
         self.assertEqual([t.get_text() for t in fig.texts], ["GEMM (cuBLASLt), square sizes"])
@@ -634,11 +634,11 @@ class ReportCharts(unittest.TestCase):
     one GPU left out, with a note), and none has its title, legend or labels clipped or covered."""
 
     def test_every_timed_row_is_drawn_and_laid_out(self):
-        from cubench_tools import plot
+        from cubench_tools import family_charts
         from cubench_tools import results
         loaded = [(t,) + results.load(fixture(t)) for t in TOOLKITS]
         with tempfile.TemporaryDirectory() as out, captured_figures() as figures:
-            charts, notes = plot.charts_for(loaded, out)
+            charts, notes = family_charts.charts_for(loaded, out)
             for chart in charts:
                 chart()
         self.assertEqual(sorted(figures), ["gemm.png", "sigmoid.png", "startup_cuda.png", "svd.png"])

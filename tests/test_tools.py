@@ -1032,14 +1032,14 @@ class PlotColoursAndAxes(unittest.TestCase):
 
     def figures(self, *paths, whole=False):
         """{chart's file name: its panels}, or with whole, {chart's file name: its figure}."""
-        from cubench_tools import plot
+        from cubench_tools import chart_drawing, plot
         figures = {}
-        saved = plot.save
+        saved = chart_drawing.save
 
         def keep(plt, fig, axes, n, title, path):
             figures[os.path.basename(path)] = fig if whole else list(axes.flat)[:n]
             return saved(plt, fig, axes, n, title, path)
-        plot.save = keep
+        chart_drawing.save = keep
         try:
             with tempfile.TemporaryDirectory() as out, open(os.devnull, "w") as quiet:
                 stderr, sys.stderr = sys.stderr, quiet
@@ -1048,7 +1048,7 @@ class PlotColoursAndAxes(unittest.TestCase):
                 finally:
                     sys.stderr = stderr
         finally:
-            plot.save = saved
+            chart_drawing.save = saved
         return figures
 
     def test_a_file_keeps_its_colour_in_every_panel_and_chart(self):
@@ -1084,7 +1084,7 @@ class PlotColoursAndAxes(unittest.TestCase):
         inches at 110 dpi, 1980 px, were shown at 1072: its 8-point labels at 6.6 px). Each text's
         points, at the dpi it is saved with and the page's shrinking, give its pixels there."""
         import matplotlib.text
-        from cubench_tools import plot
+        from cubench_tools import chart_drawing
         with tempfile.TemporaryDirectory() as d:
             toy = (toy_file(d, "a.json"), toy_file(d, "b.json", sizes=(1, 8, 64)))
             runs = (
@@ -1101,23 +1101,23 @@ class PlotColoursAndAxes(unittest.TestCase):
             self.assertTrue([c for c in charts if c.startswith(must + " ")], must)
         too_small, self.maxDiff = [], None
         for chart, fig in sorted(charts.items()):
-            width_px = fig.get_figwidth() * plot.DPI
-            shown = min(1, plot.PAGE_CHART_PX / width_px)  # the page's shrinking of a wider chart
+            width_px = fig.get_figwidth() * chart_drawing.DPI
+            shown = min(1, chart_drawing.PAGE_CHART_PX / width_px)  # the page's shrinking of a wider chart
             texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_visible() and t.get_text().strip()]
             self.assertGreater(len(texts), 5, chart)
             smallest = min(texts, key=lambda t: t.get_fontsize())
-            px = smallest.get_fontsize() / 72 * plot.DPI * shown
-            if px < plot.MIN_TEXT_PX:
+            px = smallest.get_fontsize() / 72 * chart_drawing.DPI * shown
+            if px < chart_drawing.MIN_TEXT_PX:
                 too_small.append(f"{chart}: {smallest.get_text()!r} at {px:.1f} px")
         self.assertEqual(too_small, [])
 
     def test_a_size_axis_is_logarithmic_from_a_factor_of_10_its_ticks_the_sizes(self):
-        from cubench_tools import plot
-        self.assertTrue(plot.wide_sizes([1, 8, 64]))  # gemm_decode's m
-        self.assertTrue(plot.wide_sizes([10, 100]))
-        self.assertFalse(plot.wide_sizes([1024, 4096]))
-        self.assertFalse(plot.wide_sizes([7, 0, 69.9]))  # 0 is no size on a log axis
-        self.assertEqual([plot.size_label(v) for v in (1, 64, 16384, 2 ** 28, 10 ** 7, 3 * 10 ** 5 + 1, 2.5)],
+        from cubench_tools import chart_drawing
+        self.assertTrue(chart_drawing.wide_sizes([1, 8, 64]))  # gemm_decode's m
+        self.assertTrue(chart_drawing.wide_sizes([10, 100]))
+        self.assertFalse(chart_drawing.wide_sizes([1024, 4096]))
+        self.assertFalse(chart_drawing.wide_sizes([7, 0, 69.9]))  # 0 is no size on a log axis
+        self.assertEqual([chart_drawing.size_label(v) for v in (1, 64, 16384, 2 ** 28, 10 ** 7, 3 * 10 ** 5 + 1, 2.5)],
                          ["1", "64", "16384", "256Mi", "10M", "300001", "2.5"])
         figures = self.figures(data("cuda-13.0.json"))
         for ax in figures["gemm.png"]:  # every panel's squares' n as its ticks, not 2^10
@@ -1378,12 +1378,12 @@ class SchemaFiles(unittest.TestCase):
                                  [""] * len(ax.get_xticklabels(minor=True)))  # no 10^0 beside the 1
 
     def test_plot_functions_work_without_main(self):
-        from cubench_tools import plot
+        from cubench_tools import family_charts
         from cubench_tools import results
         loaded = [(f"file {i}",) + results.load(p) for i, p in enumerate((self.a, self.b))]
         with tempfile.TemporaryDirectory() as out:
-            first = plot.charts_for(loaded, out)
-            second = plot.charts_for(loaded, out)  # nothing kept from the first call
+            first = family_charts.charts_for(loaded, out)
+            second = family_charts.charts_for(loaded, out)  # nothing kept from the first call
             self.assertEqual((len(first[0]), first[1]), (len(second[0]), second[1]))
             self.assertEqual(sorted(os.path.basename(chart()) for chart in first[0]),
                              ["gemm.png", "toy_gadget.png", "toy_widget.png"])

@@ -62,7 +62,7 @@ import statistics
 import sys
 
 from . import cli
-from . import plot
+from . import family_charts
 from . import ratio_chart as ratio_chart_module
 from . import rows as rowsel
 from . import verdicts
@@ -96,7 +96,7 @@ SHOWN_ELSEWHERE = {SCHEMA_FIELD, NOT_BUILT_FIELD, NOT_RUN_FIELD, *COMMAND_FIELDS
                    "gpu_other_processes_at_start", "nvml", "copy_ceiling_GBps", "processes",
                    "process_dates", "date", "interrupted"}
 # tools/plot's hand-made charts and the family each belongs to; a generic chart is its family's
-# name with / as _ (plot.generic).
+# name with / as _ (family_charts.generic).
 OTHER = ""  # the charts of no family with a section of its own
 HAND_MADE_CHART_FAMILY = {"gemm.png": "gemm", "sigmoid.png": "sigmoid", "allreduce.png": "allreduce",
                           "svd.png": "svd", "resnet.png": "resnet50_train",
@@ -1233,7 +1233,7 @@ def draw_charts(builds, charts_dir):
         import matplotlib  # noqa: F401 - checked before the work, not in the middle of it
     except ImportError:
         raise InputError("matplotlib is missing (Debian: apt-get install python3-matplotlib)")
-    charts, notes = plot.charts_for([(b.label, b.context, b.results) for b in builds], charts_dir)
+    charts, notes = family_charts.charts_for([(b.label, b.context, b.results) for b in builds], charts_dir)
     if charts:
         cli.output_dir(charts_dir, "--out")
     return [chart() for chart in charts], notes
@@ -1287,7 +1287,8 @@ def open_history(db_path):
 def trend_blocks(builds, db, db_path, charts_dir, min_effect):
     """The compared rows across a history's runs on the base build's GPU (tools/history): a
     heading, what was found, a chart per family."""
-    from . import history
+    from . import change_points
+    from . import history_charts
     from . import history_store
     names = {r.run_name for b in builds for r in b.results.values()}
     gpu = builds[0].context.get("gpu") or None
@@ -1295,7 +1296,7 @@ def trend_blocks(builds, db, db_path, charts_dir, min_effect):
     blocks = [Heading(2, "Trend: the history's runs", anchor="trend")]
     if not series:
         return blocks + [Paragraph(f"{db_path} holds none of these rows on {gpu or 'this GPU'}.")]
-    changes = history.changes_of(series, min_effect)
+    changes = change_points.changes_of(series, min_effect)
     found = [f"{name}: {'slower' if ratio > 1 else 'faster'} x{ratio:.3g} from run {i + 1} ({words})"
              for name, c in changes.items() for i, ratio, words in c]
     runs = len({p["run"] for points in series.values() for p in points})
@@ -1306,7 +1307,7 @@ def trend_blocks(builds, db, db_path, charts_dir, min_effect):
     if found:
         blocks.append(Bullets(found[:20] + ([f"and {len(found) - 20} more (tools/history show)"]
                                             if len(found) > 20 else [])))
-    for path in history.trend_charts(cli.output_dir(charts_dir, "--out"), series, changes,
+    for path in history_charts.trend_charts(cli.output_dir(charts_dir, "--out"), series, changes,
                                      prefix="trend-"):
         blocks.append(Chart(path, f"trend of {os.path.basename(path)[6:-4]} across the history"))
     return blocks

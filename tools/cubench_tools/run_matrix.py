@@ -112,7 +112,7 @@ EXIT_STATUS_HELP = """exit status:
   130, 143  stopped by SIGINT (Ctrl-C) or SIGTERM: the running cmake or cubench was given the
      signal, no further build or run started, no merged result written from part of the processes"""
 from . import cli
-from .merge import merge  # noqa: E402
+from .process_merge import merge  # noqa: E402
 from .results import InputError  # noqa: E402
 
 
