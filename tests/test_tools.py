@@ -1914,17 +1914,17 @@ class RunMatrix(unittest.TestCase):
             self.assertEqual(self.list_presets(None, d)["cuda-12.4"], ("available", os.path.join(d, "bin", "nvcc")))
 
     def test_a_default_list_takes_the_first_folder_with_an_nvcc(self):
-        from cubench_tools import run_matrix
+        from cubench_tools import toolkits
         with tempfile.TemporaryDirectory() as d:
             a, b = os.path.join(d, "a"), os.path.join(d, "b")
             cache = {"CUBENCH_CUDA_ROOT_DEFAULT": f"{a};{b}"}
-            self.assertEqual(run_matrix.preset_nvcc(cache), os.path.join(a, "bin", "nvcc"))  # neither: the first
+            self.assertEqual(toolkits.preset_nvcc(cache), os.path.join(a, "bin", "nvcc"))  # neither: the first
             os.makedirs(os.path.join(b, "bin"))
             open(os.path.join(b, "bin", "nvcc"), "w").close()
-            self.assertEqual(run_matrix.preset_nvcc(cache), os.path.join(b, "bin", "nvcc"))
+            self.assertEqual(toolkits.preset_nvcc(cache), os.path.join(b, "bin", "nvcc"))
             os.makedirs(os.path.join(a, "bin"))
             open(os.path.join(a, "bin", "nvcc"), "w").close()
-            self.assertEqual(run_matrix.preset_nvcc(cache), os.path.join(a, "bin", "nvcc"))
+            self.assertEqual(toolkits.preset_nvcc(cache), os.path.join(a, "bin", "nvcc"))
 
     def test_unknown_preset_is_one_line(self):
         r = tool("run_matrix.py", "--presets", "cuda-9.0")
@@ -1970,9 +1970,9 @@ class RunMatrixCommand(unittest.TestCase):
         self.assertEqual(self.command("--kernels")[-1], "--cubench_kernels=on")
 
     def test_toolkits_in_upgrade_order_and_a_table_per_step(self):
-        from cubench_tools import run_matrix
+        from cubench_tools import run_matrix, toolkits
         self.assertEqual(sorted(["cuda-13.0", "cuda-9.2", "mine", "cuda-11.8", "cuda-12.4"],
-                                key=run_matrix.toolkit_order),
+                                key=toolkits.toolkit_order),
                          ["cuda-9.2", "cuda-11.8", "cuda-12.4", "cuda-13.0", "mine"])
         self.assertEqual(run_matrix.tables(["r/cuda-13.0.json"]), [])
         self.assertEqual(run_matrix.tables(["r/a.json", "r/b.json"]), [("table.md", ["r/a.json", "r/b.json"])])
@@ -2026,8 +2026,8 @@ class RunMatrixCommand(unittest.TestCase):
             "ETA 0 min 0 s"])
 
     def test_wall_time_reads_as_minutes_and_seconds(self):
-        from cubench_tools import run_matrix
-        self.assertEqual([run_matrix.fmt_duration(s) for s in (0.2, 52, 60, 842.4)],
+        from cubench_tools import matrix_progress
+        self.assertEqual([matrix_progress.fmt_duration(s) for s in (0.2, 52, 60, 842.4)],
                          ["0 s", "52 s", "1 min 0 s", "14 min 2 s"])
 
 
