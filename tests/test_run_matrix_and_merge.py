@@ -50,7 +50,7 @@ from cubench_tools import matrix_progress  # noqa: E402
 from cubench_tools import run_matrix  # noqa: E402
 from cubench_tools import toolkits  # noqa: E402
 from cubench_tools import torch_installs  # noqa: E402
-from cubench_tools.results import InputError  # noqa: E402
+from cubench_tools.input_error import InputError  # noqa: E402
 
 DEFAULT_BUILD_ROOT = os.path.join(ROOT, "build", "run-matrix")
 

@@ -10,7 +10,7 @@ Version-3 files (tests/data/v3, a "cubench" object in every row): every tool rea
 axis values, status and notes from it, so a row whose name or label would read wrongly reports
 right, a skip is not timed and not a failure, a malformed object is one line and exit 2, and a
 version-2 file converted gives what its original gives; the one reading of older rows
-(results.legacy_outcome) on its own. (Each class of bad input file is also a ctest case of
+(row_outcome.legacy_outcome) on its own. (Each class of bad input file is also a ctest case of
 its own: tools.bad_input.* in tests/CMakeLists.txt.)
 
 Exit status convention, every tool: 0 done; 2 a bad flag, input file or output path, with exactly
@@ -309,7 +309,7 @@ class TorchLabels(unittest.TestCase):
         self.assertNotIn("CUDA 12.4 (cuBLAS", r.stdout)
 
     def test_what_each_context_gives(self):
-        from cubench_tools.results import label_of
+        from cubench_tools.build_context import label_of
         with open(data("one-process-a.json")) as f:
             context = json.load(f)["context"]
         bundled = json.dumps({"libcublas-3b81d170.so.12": "/opt/libtorch/lib/libcublas-3b81d170.so.12",
@@ -328,7 +328,7 @@ class TorchLabels(unittest.TestCase):
         self.assertEqual(label_of("x.json", toolkit), "CUDA 13.0 (cuBLAS 13.1.0)")  # no LibTorch: as before
 
     def test_a_run_without_a_gpu_is_said_to_have_run_on_the_cpu(self):
-        from cubench_tools.results import ran_on
+        from cubench_tools.build_context import ran_on
         none = "none (no NVIDIA driver on this machine)"
         self.assertEqual(ran_on({"gpu": none}), "the CPU (no GPU)")
         self.assertEqual(ran_on({"gpu": none}, why=True), "the CPU (no GPU: no NVIDIA driver on this machine)")
@@ -1204,9 +1204,9 @@ class SchemaFiles(unittest.TestCase):
         return {row["benchmark"]: row for row in csv.DictReader(io.StringIO(r.stdout))}
 
     def test_results_read_the_schema_and_every_counter(self):
-        from cubench_tools import results
+        from cubench_tools import result_schema, results
         context, loaded = results.load(self.a)
-        schema = results.schema_of(context)
+        schema = result_schema.schema_of(context)
         self.assertEqual(schema.counters["widgets_per_s"].unit, "widget/s")
         widget = schema.families["toy/widget"]
         self.assertEqual(([(a.name, a.kind) for a in widget.axes], widget.main_counter, widget.size_axis),
@@ -1214,53 +1214,53 @@ class SchemaFiles(unittest.TestCase):
         r = loaded["toy/widget/square/1000/manual_time"]
         self.assertEqual(sorted(r.counters), ["sm_clock_MHz", "widgets_per_s", "wobble"])  # no list of ours
         self.assertEqual(len(r.counters["widgets_per_s"]), 5)
-        self.assertEqual(results.family_and_axes(r.run_name, schema), ("toy/widget", {"shape": "square", "n": 1000}))
-        self.assertEqual(results.family_and_axes("gemm/bf16/8192/12288/4096/manual_time", schema),
+        self.assertEqual(result_schema.family_and_axes(r.run_name, schema), ("toy/widget", {"shape": "square", "n": 1000}))
+        self.assertEqual(result_schema.family_and_axes("gemm/bf16/8192/12288/4096/manual_time", schema),
                          ("gemm", {"dtype": "bf16", "m": 8192, "n": 12288, "k": 4096}))
-        self.assertEqual(results.family_and_axes("toy/gizmo/manual_time", schema), ("toy", {"what": "gizmo"}))
+        self.assertEqual(result_schema.family_and_axes("toy/gizmo/manual_time", schema), ("toy", {"what": "gizmo"}))
         # toy/widget's n must be a number: the name fits no family, and falls back to the old rule
-        self.assertEqual(results.family_and_axes("toy/widget/round/ten/manual_time", schema),
+        self.assertEqual(result_schema.family_and_axes("toy/widget/round/ten/manual_time", schema),
                          ("toy/widget/round/ten", {}))
-        self.assertEqual(results.better("widgets_per_s", schema), "higher")
-        self.assertEqual(results.better("wobble", schema), "lower")
-        self.assertEqual(results.better("sm_clock_MHz", schema), "none")
+        self.assertEqual(result_schema.better("widgets_per_s", schema), "higher")
+        self.assertEqual(result_schema.better("wobble", schema), "lower")
+        self.assertEqual(result_schema.better("sm_clock_MHz", schema), "none")
 
     def test_files_without_a_schema_fall_back(self):
-        from cubench_tools import results
+        from cubench_tools import result_schema, results
         context, loaded = results.load(data("torch-h200.json"))
-        self.assertIsNone(results.schema_of(context))
-        self.assertIsNone(results.merged_schema([context]))
-        self.assertEqual(results.family_and_axes("sigmoid/vectorized/fp16/10000000/cold/manual_time"),
+        self.assertIsNone(result_schema.schema_of(context))
+        self.assertIsNone(result_schema.merged_schema([context]))
+        self.assertEqual(result_schema.family_and_axes("sigmoid/vectorized/fp16/10000000/cold/manual_time"),
                          ("sigmoid/vectorized/fp16/cold", {}))
-        self.assertEqual(results.family_and_axes("gemm/bf16/8192/8192/8192/manual_time", None), ("gemm/bf16", {}))
+        self.assertEqual(result_schema.family_and_axes("gemm/bf16/8192/8192/8192/manual_time", None), ("gemm/bf16", {}))
         # every number of a row is a counter, also those no list ever named
         r = loaded["resnet50_train/tf32/nchw/32/256/manual_time"]
         self.assertIn("allocated_at_start_bytes", r.counters)
         self.assertIn("runs_per_sample", r.counters)
         self.assertFalse(set(r.counters) & {"iterations", "repetitions", "repetition_index", "threads",
                                             "real_time", "cpu_time", "family_index"})
-        self.assertEqual([results.better(c) for c in ("TFLOPS", "peak_allocated_bytes", "recon_error",
+        self.assertEqual([result_schema.better(c) for c in ("TFLOPS", "peak_allocated_bytes", "recon_error",
                                                       "sm_clock_MHz", "never_heard_of")],
                          ["higher", "lower", "lower", "none", "none"])
 
     def test_the_schema_reads_the_same_as_an_object_or_as_text(self):
         """cubench writes it as an object; files written before it wrote its own hold JSON text."""
-        from cubench_tools import results
-        as_text = results.schema_of({"cubench_schema": json.dumps(TOY_SCHEMA)})
-        as_object = results.schema_of({"cubench_schema": json.loads(json.dumps(TOY_SCHEMA))})
+        from cubench_tools import input_error, result_schema
+        as_text = result_schema.schema_of({"cubench_schema": json.dumps(TOY_SCHEMA)})
+        as_object = result_schema.schema_of({"cubench_schema": json.loads(json.dumps(TOY_SCHEMA))})
         self.assertEqual({n: (c.unit, c.better) for n, c in as_object.counters.items()},
                          {n: (c.unit, c.better) for n, c in as_text.counters.items()})
         self.assertEqual(sorted(as_object.families), sorted(as_text.families))
         self.assertTrue(as_object.counters)
-        with self.assertRaisesRegex(results.InputError, "is a list, not an object"):
-            results.schema_of({"cubench_schema": [1]}, "x.json")
+        with self.assertRaisesRegex(input_error.InputError, "is a list, not an object"):
+            result_schema.schema_of({"cubench_schema": [1]}, "x.json")
 
     def test_merged_schema_first_file_wins(self):
-        from cubench_tools import results
+        from cubench_tools import result_schema
         other = json.loads(json.dumps(TOY_SCHEMA))
         other["counters"]["widgets_per_s"]["unit"] = "widget/min"
         other["counters"]["gizmos"] = {"unit": "gizmo", "better": "higher", "description": ""}
-        merged = results.merged_schema([{}, {"cubench_schema": json.dumps(TOY_SCHEMA)},
+        merged = result_schema.merged_schema([{}, {"cubench_schema": json.dumps(TOY_SCHEMA)},
                                         {"cubench_schema": json.dumps(other)}])
         self.assertEqual(merged.counters["widgets_per_s"].unit, "widget/s")
         self.assertEqual(merged.counters["gizmos"].unit, "gizmo")
@@ -1540,12 +1540,11 @@ class WhatRan(unittest.TestCase):
             self.assertNotIn("- toy/gadget", r.stdout)
 
     def test_only_the_algorithm_and_kernels_count_not_the_figures_beside_them(self):
-        from cubench_tools import results
-        from cubench_tools import rows
+        from cubench_tools import results, row_outcome, rows
 
         def row(label):  # a row of a file before version 3: its notes read from its label
             r = results.Result("gemm/bf16/256/256/256/manual_time")
-            r.notes = results.notes_of_label(label)
+            r.notes = row_outcome.notes_of_label(label)
             return r
         autotuned = "cuBLASLt algo 21, autotuned: candidate 3 of 8 (4.2% faster than the first)"
         self.assertEqual(rows.what_ran(row(f"stopped: noise; {autotuned}")), {"algorithm": "cuBLASLt algo 21"})
@@ -1746,7 +1745,7 @@ class CutMidWrite(unittest.TestCase):
                          [("gemm/bf16/4096/4096/4096/manual_time", 200)] * 2)  # the lower of 200, 201
 
     def test_every_cut_point_loads_its_complete_rows_or_says_why_not(self):
-        from cubench_tools import results
+        from cubench_tools import input_error, results
         with open(data("cuda-13.0.json")) as f:
             text = f.read()
         whole = json.loads(text)["benchmarks"]
@@ -1772,7 +1771,7 @@ class CutMidWrite(unittest.TestCase):
                         f.write(text[:cut])
                     try:
                         rows = results.read(path)["benchmarks"]
-                    except results.InputError as e:
+                    except input_error.InputError as e:
                         self.assertEqual(complete, 0, f"cut at {cut}: {e}")  # no complete row yet
                         continue
                     self.assertGreater(cut, list_start)
@@ -2053,8 +2052,8 @@ class ExitPath(unittest.TestCase):
         self.assertRegex(err, r"^tools/x: internal error \(ZeroDivisionError: float division by zero\); this is a bug")
 
     def test_bad_input_and_os_errors_are_one_line_with_status_2(self):
-        from cubench_tools import results
-        for exception, line in ((results.InputError("a.json: not JSON\nsecond line"), "tools/x: a.json: not JSON / second line"),
+        from cubench_tools import input_error
+        for exception, line in ((input_error.InputError("a.json: not JSON\nsecond line"), "tools/x: a.json: not JSON / second line"),
                                 (PermissionError(13, "Permission denied", "out.json"), "tools/x: out.json: Permission denied")):
             with self.subTest(exception=exception):
                 self.assertEqual(self.outcome(exception), (2, line + "\n"))
@@ -2271,7 +2270,7 @@ class VersionThree(unittest.TestCase):
     file gives what its original gives."""
 
     def test_a_row_is_its_cubench_object_not_its_name_or_label(self):
-        from cubench_tools import results
+        from cubench_tools import result_schema, results, row_outcome
         context, loaded = results.load(v3("run-b.json"))
         r = loaded[SPLITK]
         self.assertEqual((r.family, r.axis_values, r.status), ("gemm", {"dtype": "bf16", "m": 2048, "n": 2048,
@@ -2283,7 +2282,7 @@ class VersionThree(unittest.TestCase):
         # the family's words taken for a stop and a kernel.
         with open(v3("run-b.json")) as f:
             row = next(row for row in json.load(f)["benchmarks"] if row["name"] == SPLITK)
-        legacy = results.legacy_outcome(row, results.schema_of(context))
+        legacy = row_outcome.legacy_outcome(row, result_schema.schema_of(context))
         self.assertEqual((legacy.family, legacy.axis_values), ("gemm/bf16/splitk", {}))
         self.assertEqual([n["kind"] for n in legacy.notes][:3], ["case", "stop", "kernels"])
         self.assertEqual(legacy.notes[1]["rule"], "timeout")
@@ -2481,13 +2480,13 @@ class VersionThree(unittest.TestCase):
 
 class LegacyReading(unittest.TestCase):
     """A row of a file before version 3 has its "cubench" object read by one function
-    (results.legacy_outcome): family and axes from its name, status and reason from Google
+    (row_outcome.legacy_outcome): family and axes from its name, status and reason from Google
     Benchmark's error or skip and cubench's words for it, notes from its label."""
 
     def outcome(self, **fields):
-        from cubench_tools import results
+        from cubench_tools import row_outcome
         row = dict(toy_row("svd/gesvd/fp32/1024/manual_time", 0, 0.0), **fields)
-        o = results.legacy_outcome(row, None)
+        o = row_outcome.legacy_outcome(row, None)
         return o.status, o.reason
 
     def test_status_and_reason_from_the_message(self):
@@ -2526,14 +2525,14 @@ class LegacyReading(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_notes_from_the_label(self):
-        from cubench_tools import results
+        from cubench_tools import row_outcome
         label = ("cuBLASLt algo 21, autotuned; 1 GPU: busbw is not meaningful; stopped: noise settled at 1.15% "
                  "(target 0.5%) after 80 samples; kernel: sm90_a x2; power-capped in 100% of polls (software cap "
                  "700 W); THROTTLED: thermal or hardware slowdown in 12% of polls; sync boost in <1% of polls; "
                  "BUSY GPU: 2 other compute processes; L2 flushed; 24 runs per sample; queued behind a blocking "
                  "kernel; BLOCKING KERNEL TIMED OUT in 3 samples: those include launch time; slow clock: 3 of 20 "
                  "samples under 75% of the default SM clock")
-        notes = results.notes_of_label(label)
+        notes = row_outcome.notes_of_label(label)
         self.assertEqual("; ".join(n["text"] for n in notes), label)
         self.assertEqual([{k: v for k, v in n.items() if k != "text"} for n in notes], [
             {"kind": "case"},
@@ -2543,10 +2542,10 @@ class LegacyReading(unittest.TestCase):
             {"kind": "l2_flushed"}, {"kind": "runs_per_sample", "runs": 24}, {"kind": "queued"},
             {"kind": "blocking_timeout", "samples": 3}, {"kind": "slow_clock", "samples": 3, "of": 20}])
         self.assertEqual(notes[0]["text"], "cuBLASLt algo 21, autotuned; 1 GPU: busbw is not meaningful")
-        self.assertEqual(results.notes_of_label("stopped: timeout 5s: noise unknown after 1 sample"),
+        self.assertEqual(row_outcome.notes_of_label("stopped: timeout 5s: noise unknown after 1 sample"),
                          [{"kind": "stop", "rule": "timeout", "timeout_s": 5, "samples": 1,
                            "text": "stopped: timeout 5s: noise unknown after 1 sample"}])
-        self.assertEqual(results.notes_of_label(""), [])
+        self.assertEqual(row_outcome.notes_of_label(""), [])
 
 
 def listing_line(family, axes, default=True):
@@ -2646,7 +2645,7 @@ class TorchReference(unittest.TestCase):
         self.assertEqual(plan.absent, ["resnet50_train", "llama_decode", "bert_train"])
 
     def test_a_family_whose_axes_changed_is_one_clear_error(self):
-        from cubench_tools.results import InputError
+        from cubench_tools.input_error import InputError
         with self.assertRaisesRegex(InputError, "gemm/bf16/1024 has no axis 'm' .*update its reader"):
             self.plan([listing_line("gemm", {"dtype": "bf16", "size": 1024})])
 

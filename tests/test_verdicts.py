@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
 TOOLS = os.path.join(ROOT, "tools")
 sys.path.insert(0, TOOLS)
-from cubench_tools import results, rows, verdicts  # noqa: E402
+from cubench_tools import input_error, results, rows, verdicts  # noqa: E402
 
 TOOLKITS = os.path.join(ROOT, "docs", "results", "h100", "toolkits")
 TOUR = os.path.join(HERE, "data", "tour")
@@ -74,7 +74,7 @@ class Rule(unittest.TestCase):
 
     def test_options_are_checked_alike(self):
         for alpha, effect in ((0, 0.02), (1, 0.02), (0.05, -0.1), (0.05, 1), (0.05, 2)):
-            with self.assertRaises(results.InputError):
+            with self.assertRaises(input_error.InputError):
                 verdicts.check_options(alpha, effect)
         verdicts.check_options(0.05, 0)
 

@@ -7,9 +7,9 @@ import os
 from . import chart_drawing
 from .chart_drawing import (colours_of, draw, draw_bars, in_file_order, log_size_axis, panels, reference_line,
                             room_above_lines, spans_decades, wide_sizes)
-from .results import PRE_SCHEMA, better, merged_schema, unit
+from .result_schema import PRE_SCHEMA, better, merged_schema, unit
 
-# The families each hand-made chart draws, rows with their axes (results.PRE_SCHEMA's); a family
+# The families each hand-made chart draws, rows with their axes (result_schema.PRE_SCHEMA's); a family
 # with rows drawn by hand gets no generic chart.
 GEMM = ("gemm", "gemm_autotune")
 SIGMOID = ("sigmoid",)
@@ -26,7 +26,7 @@ LINESTYLES = ("-", "--", ":", "-.")
 
 def drawn_family(r):
     """The family whose hand-made chart draws a row, or None: the row's family where it is one of
-    results.PRE_SCHEMA's, with that family's axes. A file without a schema gives a row the family
+    result_schema.PRE_SCHEMA's, with that family's axes. A file without a schema gives a row the family
     the tools always gave it, the name less its numbers ("gemm/bf16"), and PRE_SCHEMA's axis
     values: its family is then the one its family begins with."""
     for family, spec in PRE_SCHEMA.families.items():

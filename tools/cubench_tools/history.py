@@ -44,10 +44,10 @@ from . import change_points
 from . import cli
 from . import history_charts
 from . import history_store
-from . import results
+from . import json_values
 from . import rows as rowsel
 from . import verdicts
-from .results import InputError  # noqa: E402
+from .input_error import InputError
 
 DEFAULT_DB = os.path.join("results", "history.sqlite")
 
@@ -125,7 +125,7 @@ class StoredRow:
 
     def median(self, counter):
         value = self.counters.get(counter)
-        return float(value) if results.is_number(value) else math.nan
+        return float(value) if json_values.is_number(value) else math.nan
 
 
 def judge(before, after, args):

@@ -4,7 +4,7 @@ import os
 import re
 
 from . import cli
-from . import results
+from . import result_schema
 
 
 def trend_charts(out_dir, series, changes, prefix=""):
@@ -12,7 +12,7 @@ def trend_charts(out_dir, series, changes, prefix=""):
     plt = cli.pyplot()
     families = {}
     for name in series:
-        family = series[name][-1]["family"] or results.family_and_axes(name)[0]
+        family = series[name][-1]["family"] or result_schema.family_and_axes(name)[0]
         families.setdefault(family, []).append(name)
     written = []
     for family, names in sorted(families.items()):

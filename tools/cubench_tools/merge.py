@@ -41,7 +41,7 @@ import os
 
 from . import cli
 from .process_merge import merge
-from .results import InputError
+from .input_error import InputError
 
 
 def main(argv):

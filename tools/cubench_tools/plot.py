@@ -32,7 +32,9 @@ import sys
 
 from . import cli
 from .family_charts import charts_for
-from .results import InputError, label_of, load
+from .build_context import label_of
+from .input_error import InputError
+from .results import load
 
 
 def file_labels(paths, contexts):

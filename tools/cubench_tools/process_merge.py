@@ -5,8 +5,11 @@ import json
 import os
 
 from . import cli
-from .results import (MEASURED, SCHEMA_FIELD, InputError, is_iteration, outcome, read, run_name,
-                      schema_document, schema_of, warnings_held)
+from .input_error import InputError
+from .result_schema import SCHEMA_FIELD, schema_document, schema_of
+from .results import read
+from .row_outcome import MEASURED, is_iteration, outcome, run_name
+from .tool_warnings import warnings_held
 
 # The context fields that name the build a file's process ran, or the machine it ran on
 # (cubench's version_text lists the same, fixtures/detail/report/context.cpp; framework and torch

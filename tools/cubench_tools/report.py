@@ -66,7 +66,8 @@ from .report_context import command_blocks, version_blocks
 from .report_rows import reading_blocks, row_blocks, verdict_blocks
 from .report_side_sections import cost_blocks, kernel_blocks, left_out_blocks
 from .report_words import overall_blocks
-from .results import InputError, label_of, ran_on
+from .build_context import label_of, ran_on
+from .input_error import InputError
 
 
 PROG = "tools/report"

@@ -5,7 +5,10 @@ import os
 
 from . import rows as rowsel
 from . import verdicts
-from .results import InputError, load, merged_schema, not_built_of
+from .build_context import not_built_of
+from .input_error import InputError
+from .result_schema import merged_schema
+from .results import load
 
 
 NOT_RUN_FIELD = "not_run"

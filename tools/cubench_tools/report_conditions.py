@@ -8,7 +8,7 @@ from . import rows as rowsel
 from .page import Bullets, Heading, Paragraph, Table
 from .report_builds import row_title, timed
 from .report_words import rows_word
-from .results import ran_on
+from .build_context import ran_on
 
 
 

@@ -5,7 +5,8 @@ import shlex
 
 from .page import Code, CodeBlock, Heading, Paragraph, Strong, Table
 from .report_builds import NOT_RUN_FIELD
-from .results import NOT_BUILT_FIELD, SCHEMA_FIELD
+from .build_context import NOT_BUILT_FIELD
+from .result_schema import SCHEMA_FIELD
 
 
 # Context fields that may hold the command a file was made with, the first present wins:

@@ -7,7 +7,7 @@ from . import verdicts
 from .page import Bullets, Code, Folded, Heading, Paragraph, Strong, Table, Verdict
 from .report_builds import is_startup, row_title
 from .report_words import family_sentence, fmt_time
-from .results import MEASURED
+from .row_outcome import MEASURED
 
 
 # The most characters of a row's message (an error, a reason it was not run) that a table cell

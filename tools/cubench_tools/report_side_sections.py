@@ -7,7 +7,7 @@ from .page import Bullets, Code, Heading, Paragraph, Strong, Table, Verdict
 from .report_builds import is_startup, row_title, timed
 from .report_rows import family_blocks
 from .report_words import fmt_bytes, fmt_time, rows_word
-from .results import SKIPS
+from .row_outcome import SKIPS
 
 
 # A row's peak memory that moved by this much against the base is named under the memory table.

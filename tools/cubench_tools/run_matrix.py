@@ -98,7 +98,7 @@ from .checkout import BUILD_ROOT, ROOT, TOOLS
 from .matrix_builds import build_all, preset_builds
 from .matrix_progress import PROGRESS, fmt_duration, say, timed
 from .process_merge import merge
-from .results import InputError
+from .input_error import InputError
 from .stopping import Stopped, handle_signals, stoppable
 from .toolkits import missing_toolkit, toolkit_order, toolkit_presets
 from .torch_installs import (inspect_torch, one_install_warnings, read_text, torch_builds, torch_pairs,

@@ -10,7 +10,7 @@ import subprocess
 
 from . import cli
 from .matrix_builds import Build
-from .results import InputError
+from .input_error import InputError
 from .toolkits import missing_toolkit
 
 

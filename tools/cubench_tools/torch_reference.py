@@ -52,7 +52,7 @@ import statistics
 import sys
 
 from . import axes_listing, cli, torch_cases
-from .results import InputError
+from .input_error import InputError
 from .torch_families import dtypes, make_op
 from .torch_timing import time_case
 
