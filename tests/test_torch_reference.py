@@ -182,6 +182,35 @@ class TorchReference(unittest.TestCase):
         self.assertIn("| `sd15/unet_step/fp16/eager/1/512` | - / - | 50.00 / 60.00 | 2.00 / 2.00 | - / 20.0 | "
                       "1.20 |", r.stdout)
 
+    def test_a_run_writes_each_case_as_cubench_writes_a_row(self):
+        # On a stand-in for PyTorch (tests/data/stand_in_torch), so that what a case's rows hold
+        # is checked here, where no GPU is: every repetition's row, then the aggregates, its work
+        # as TFLOPS or GB/s, the context that names the stack.
+        with tempfile.TemporaryDirectory() as d:
+            binary, out = fake_cubench(d, "\n".join(LISTING)), os.path.join(d, "torch.json")
+            r = subprocess.run([sys.executable, os.path.join(HERE, "..", "tools", "torch_reference.py"),
+                                "--out", out, "--cubench-binary", binary, "--repetitions", "2", "--min-time", "0",
+                                "--filter", "^(gemm|gemm_decode|sigmoid)/"], capture_output=True, text=True,
+                               env=dict(os.environ, PYTHONPATH=os.path.join(HERE, "data", "stand_in_torch")))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                doc = json.load(f)
+        self.assertEqual({k: v for k, v in doc["context"].items() if k != "date"}, {
+            "executable": "tools/torch_reference.py", "framework": "pytorch eager", "torch": "9.9.9+fake",
+            "cuda_runtime": "12.4", "cudnn": "90100", "gpu": "Fake GPU", "library_build_type": "release"})
+        gemm = [row for row in doc["benchmarks"] if row["run_name"] == "gemm/fp8/8192/11008/4096/manual_time"]
+        self.assertEqual([row.get("aggregate_name") or row["repetition_index"] for row in gemm],
+                         [0, 1, "mean", "median", "stddev", "cv"])
+        self.assertEqual((gemm[0]["iterations"], gemm[0]["real_time"], gemm[0]["label"]), (3, 125.0, "PyTorch eager"))
+        self.assertAlmostEqual(gemm[0]["TFLOPS"], 2.0 * 8192 * 11008 * 4096 / 125e-6 / 1e12)
+        decode = next(row for row in doc["benchmarks"] if row["name"] == "gemm_decode/bf16/11008x4096/8/manual_time")
+        self.assertAlmostEqual(decode["GBps"], (11008 * 4096 + 8 * 4096 + 8 * 11008) * 2 / 125e-6 / 1e9)
+        self.assertNotIn("TFLOPS", next(row for row in doc["benchmarks"] if row["name"].startswith("sigmoid/")))
+        self.assertEqual(r.stderr.splitlines(), [
+            "gemm/fp8/8192/11008/4096/manual_time: median 125.00 us",
+            "sigmoid/torch/bf16/10000000/cold/manual_time: median 125.00 us",
+            "gemm_decode/bf16/11008x4096/8/manual_time: median 125.00 us"])
+
     def test_flags_and_out_are_checked_before_anything_runs(self):
         for args, pattern in ((("--out", HERE), "--out .*: is a directory; name a file"),
                               (("--out", "/no/such/dir/t.json"), "--out .*: its directory /no/such/dir does not exist"),
