@@ -30,8 +30,6 @@ def timed(clock, key):
 
 
 PROGRESS_EVERY_S = 10.0  # a build says where it is at least this often
-
-
 BUILD_STEP = re.compile(r"^\[\s*(\d+)\s*/\s*(\d+)\s*\]|^\[\s*(\d+)%\]")  # ninja's [37/95], make's [ 37%]
 
 

@@ -40,8 +40,8 @@ import json
 import os
 
 from . import cli
-from .process_merge import merge
 from .input_error import InputError
+from .process_merge import merge
 
 
 def main(argv):

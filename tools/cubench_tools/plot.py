@@ -31,8 +31,8 @@ import os
 import sys
 
 from . import cli
-from .family_charts import charts_for
 from .build_context import label_of
+from .family_charts import charts_for
 from .input_error import InputError
 from .results import load
 

@@ -59,6 +59,8 @@ from . import cli
 from . import family_charts
 from . import ratio_chart as ratio_chart_module
 from . import verdicts
+from .build_context import label_of, ran_on
+from .input_error import InputError
 from .page import Bullets, Chart, Code, Details, Heading, Paragraph, Strong, html_page, markdown
 from .report_builds import Comparison, load_builds
 from .report_conditions import conditions_blocks
@@ -66,18 +68,12 @@ from .report_context import command_blocks, version_blocks
 from .report_rows import reading_blocks, row_blocks, verdict_blocks
 from .report_side_sections import cost_blocks, kernel_blocks, left_out_blocks
 from .report_words import overall_blocks
-from .build_context import label_of, ran_on
-from .input_error import InputError
 
 
 PROG = "tools/report"
-
-
 # tools/plot's hand-made charts and the family each belongs to; a generic chart is its family's
 # name with / as _ (family_charts.generic).
 OTHER = ""  # the charts of no family with a section of its own
-
-
 HAND_MADE_CHART_FAMILY = {"gemm.png": "gemm", "sigmoid.png": "sigmoid", "allreduce.png": "allreduce",
                           "svd.png": "svd", "resnet.png": "resnet50_train",
                           "resnet-memory.png": "resnet50_train", "transformer.png": "transformer_fwd"}

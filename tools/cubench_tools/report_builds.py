@@ -12,8 +12,6 @@ from .results import load
 
 
 NOT_RUN_FIELD = "not_run"
-
-
 # The families whose rows are a cost (a fresh process per sample), not a speed.
 STARTUP = "startup"
 

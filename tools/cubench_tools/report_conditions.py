@@ -5,10 +5,10 @@ import math
 import statistics
 
 from . import rows as rowsel
+from .build_context import ran_on
 from .page import Bullets, Heading, Paragraph, Table
 from .report_builds import row_title, timed
 from .report_words import rows_word
-from .build_context import ran_on
 
 
 

@@ -3,17 +3,15 @@ build field of each file's context, with what the puzzling ones mean."""
 import re
 import shlex
 
+from .build_context import NOT_BUILT_FIELD
 from .page import Code, CodeBlock, Heading, Paragraph, Strong, Table
 from .report_builds import NOT_RUN_FIELD
-from .build_context import NOT_BUILT_FIELD
 from .result_schema import SCHEMA_FIELD
 
 
 # Context fields that may hold the command a file was made with, the first present wins:
 # tools/run-matrix records "command_line"; the others are read where a runner wrote them.
 COMMAND_FIELDS = ("command_line", "command", "cubench_command", "argv")
-
-
 # Context fields with a section of their own (conditions, commands, builds), left out of the
 # table of versions and build fields.
 SHOWN_ELSEWHERE = {SCHEMA_FIELD, NOT_BUILT_FIELD, NOT_RUN_FIELD, *COMMAND_FIELDS, "executable", "note",

@@ -14,8 +14,6 @@ from .row_outcome import MEASURED
 # shows: a longer one would widen its column until the times beside it scroll off the page; the
 # whole message goes under the table.
 SHORT_MESSAGE = 40
-
-
 # Where a message is cut into clauses for its short form: after ":", ";", "." or "," and before "(".
 CLAUSE_END = re.compile(r"(?<=[:;.,]) | (?=\()")
 

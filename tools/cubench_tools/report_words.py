@@ -120,8 +120,6 @@ def family_sentence(comparison, family, names):
 
 
 FASTER_FAMILY, SLOWER_FAMILY, MIXED_FAMILY, SAME_FAMILY = "faster", "slower", "mixed", "same"
-
-
 # A family is mixed only where its rows called faster or slower split by more than this: the
 # smaller side is over a quarter of them. 21 faster and 3 slower is faster (3 of 24 is 12.5%).
 MIXED_SHARE = 0.25

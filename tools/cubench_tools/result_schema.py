@@ -14,8 +14,6 @@ GBENCH_FIELDS = frozenset((
     "real_time", "cpu_time", "time_unit", "label", "error_occurred", "error_message", "skipped",
     "skip_message", "family_index", "per_family_instance_index", "aggregate_name",
     "aggregate_unit", "big_o", "rms"))
-
-
 # For files WITHOUT a schema only (docs/results, tests/data, tools/torch_reference.py's): which way
 # is better for the counters those files carry. A file with a schema declares every counter it
 # holds, so this table is never read for it. It is the only list of counter names the tools keep;
@@ -29,20 +27,10 @@ LEGACY_BETTER = {
     "first_forward_ms": "lower",
     "max_error_ratio": "lower", "model_bytes": "none", "allocated_at_start_bytes": "none",
     "sm_clock_MHz": "none", "nvml_sm_clock_MHz": "none", "gpus": "none", "runs_per_sample": "none"}
-
-
 BETTER = ("higher", "lower", "none")
-
-
 AXIS_KINDS = ("int", "pow2", "string", "dtype")  # dtype: an element type, read as its name
-
-
 SCHEMA_FIELD = "cubench_schema"
-
-
 SCHEMA_VERSION = 3
-
-
 # 2 added axes of kind "dtype"; 3 a "cubench" object in every row (docs/result-file.md); 1 and 2
 # are read as they were, their rows' objects made by legacy_outcome().
 SCHEMA_VERSIONS = (1, 2, 3)

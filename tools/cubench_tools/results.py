@@ -99,11 +99,7 @@ class _Cut(Exception):
 
 
 _DECODER = json.JSONDecoder()
-
-
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
-
-
 _LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
 
 
@@ -293,13 +289,9 @@ def _check_row(path, index, row, schema):
 
 # No repetition of a row runs this long (11.6 days): a time over it is not a time.
 MAX_TIME_US = 1e12
-
-
 # Counter -> whether it must be above 0 (else 0 or more): those the verdict rule and the cycles
 # read, whose bad value would change a verdict unseen.
 CHECKED_COUNTERS = {"sample_cv": False, "time_ci_pct": False, "samples": False, "sm_clock_MHz": True}
-
-
 # What a benchmark name never holds: a table's column separator, or a control character.
 NOT_IN_A_NAME = re.compile(r"[|\x00-\x1f\x7f]")
 

@@ -10,14 +10,8 @@ from .result_schema import PRE_SCHEMA, family_and_axes
 
 
 ROW_FIELD = "cubench"  # a version-3 row's object: what the row is and how it ended
-
-
 MEASURED = "measured"
-
-
 STATUSES = (MEASURED, "not_run", "not_supported", "out_of_memory", "wrong_result", "error")
-
-
 SKIPS = ("not_run", "not_supported")  # Google Benchmark's skips: not run here, not failed
 
 
@@ -84,16 +78,10 @@ def _checked_outcome(row, schema, where):
 # (fixtures/detail/run/runner.cpp's describe_failure, gpu_fit.cpp's does-not-fit-now).
 _LEGACY_FAILURE = re.compile(r"(not run|not supported here, not timed|inaccurate here, reported, "
                              r"not timed|wrong result, not timed)(?:: |$)")
-
-
 _LEGACY_STATUS = {"not run": "not_run", "not supported here, not timed": "not_supported",
                   "inaccurate here, reported, not timed": "wrong_result",
                   "wrong result, not timed": "wrong_result"}
-
-
 _N = r"[0-9.]+"  # a number in a label's words
-
-
 # A pre-version-3 label's parts ("; "-separated) that the harness wrote: (kind, the part's words,
 # fields that go with them); the words' named groups are the note's fields, numbers as numbers. A
 # part none of these reads is the family's own words (kind "case").

@@ -95,10 +95,10 @@ import time
 
 from . import cli
 from .checkout import BUILD_ROOT, ROOT, TOOLS
+from .input_error import InputError
 from .matrix_builds import build_all, preset_builds
 from .matrix_progress import PROGRESS, fmt_duration, say, timed
 from .process_merge import merge
-from .input_error import InputError
 from .stopping import Stopped, handle_signals, stoppable
 from .toolkits import missing_toolkit, toolkit_order, toolkit_presets
 from .torch_installs import (inspect_torch, one_install_warnings, read_text, torch_builds, torch_pairs,
@@ -106,11 +106,7 @@ from .torch_installs import (inspect_torch, one_install_warnings, read_text, tor
 
 
 PROG = "tools/run-matrix"
-
-
 NO_GPU = 3  # the exit status where no GPU is here to run on
-
-
 EXIT_STATUS_HELP = """exit status:
   0  done
   1  a build or a run failed (the others still ran), or an internal error (a bug)

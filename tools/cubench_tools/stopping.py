@@ -13,8 +13,6 @@ class Stopped(Exception):
 
 
 _children = []  # the child running now, for the signal to be passed on to
-
-
 STOP_WAIT_S = 30  # how long a child has to stop on the signal before it is killed
 
 

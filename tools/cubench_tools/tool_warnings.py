@@ -6,11 +6,7 @@ import sys
 
 
 _warned = set()
-
-
 PROG = "cubench tools"  # the tool that speaks in warnings: tools/cli.py's run() sets it
-
-
 _held = None  # the warnings said inside warnings_held(), not yet printed; None outside it
 
 

@@ -9,21 +9,17 @@ import shutil
 import subprocess
 
 from . import cli
-from .matrix_builds import Build
 from .input_error import InputError
+from .matrix_builds import Build
 from .toolkits import missing_toolkit
 
 
 
 LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
-
-
 # What run-matrix asks a python (one `-c` script, its answer one line of JSON after a marker: an
 # import may print warnings of its own). sys.version_info first: a python without torch still
 # names itself.
 TORCH_QUERY_MARK = "cubench-torch-query "
-
-
 TORCH_QUERY = r"""
 import importlib, json, sys
 out = {"python": "%d.%d" % tuple(sys.version_info[:2])}
