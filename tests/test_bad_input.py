@@ -14,7 +14,7 @@ TOOLS = os.path.join(HERE, "..", "tools")
 DATA = os.path.join(HERE, "data")
 sys.path.insert(0, TOOLS)
 from cubench_tools import cli  # noqa: E402
-from cubench_tools.results import InputError  # noqa: E402
+from cubench_tools.input_error import InputError  # noqa: E402
 
 A = os.path.join(DATA, "cuda-13.0.json")
 B = os.path.join(DATA, "cuda-11.8.json")

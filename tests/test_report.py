@@ -143,17 +143,17 @@ class SentenceWords(unittest.TestCase):
     ARGS = argparse.Namespace(no_utest=False, alpha=0.05, min_effect=0.02)
 
     def judgement(self, base, other, processes=4):
-        from cubench_tools import report
-        return report.Judgement(base, other, self.ARGS, processes, processes)
+        from cubench_tools import report_builds
+        return report_builds.Judgement(base, other, self.ARGS, processes, processes)
 
     def outcome(self, pairs, label="13.0", processes=4, **counters):
-        from cubench_tools import report
+        from cubench_tools import report_words
         judged = [self.judgement(result(a, **counters), result(b, **counters), processes) for a, b in pairs]
-        return report.Outcome(label, judged, None)
+        return report_words.Outcome(label, judged, None)
 
     def clause(self, pairs, first=True, processes=4, **counters):
-        from cubench_tools import report
-        return report.clause(self.outcome(pairs, processes=processes, **counters), "11.8", "svd", first, False)
+        from cubench_tools import report_words
+        return report_words.clause(self.outcome(pairs, processes=processes, **counters), "11.8", "svd", first, False)
 
     BASE = (100, 101, 99, 100.5)
 
@@ -164,11 +164,11 @@ class SentenceWords(unittest.TestCase):
                          "13.0 is faster than 11.8 at svd in 1 of 3 rows (2.0x) and slower in 1 (20%)")
 
     def test_small_changes_read_as_percentages_large_ones_as_multiples(self):
-        from cubench_tools import report
-        self.assertEqual(report.fmt_range([1.052, 1.08]), "5.2-8.0%")
-        self.assertEqual(report.fmt_range([2.1, 3.31]), "2.1-3.3x")
-        self.assertEqual(report.fmt_range([1.08, 3.3]), "1.08-3.3x")
-        self.assertEqual(report.fmt_range([2.46, 2.52]), "2.5x")
+        from cubench_tools import report_words
+        self.assertEqual(report_words.fmt_range([1.052, 1.08]), "5.2-8.0%")
+        self.assertEqual(report_words.fmt_range([2.1, 3.31]), "2.1-3.3x")
+        self.assertEqual(report_words.fmt_range([1.08, 3.3]), "1.08-3.3x")
+        self.assertEqual(report_words.fmt_range([2.46, 2.52]), "2.5x")
 
     def test_a_later_clause_says_there(self):
         slower = (110, 111, 109, 110.5)
@@ -204,11 +204,11 @@ class SentenceWords(unittest.TestCase):
                          "13.0 gained nothing at svd that the samples can show (1 of 1 row too noisy to tell)")
 
     def test_no_utest_says_beyond_their_spread(self):
-        from cubench_tools import report
+        from cubench_tools import report_builds, report_words
         args = argparse.Namespace(no_utest=True, alpha=0.05, min_effect=0.02)
-        j = report.Judgement(result(self.BASE), result((120, 121, 119, 120.5)), args, 4, 4)
+        j = report_builds.Judgement(result(self.BASE), result((120, 121, 119, 120.5)), args, 4, 4)
         self.assertEqual((j.word, j.significance), ("slower", "no U test (--no-utest)"))
-        self.assertEqual(report.clause(report.Outcome("13.0", [j], None), "11.8", "svd", True, True),
+        self.assertEqual(report_words.clause(report_words.Outcome("13.0", [j], None), "11.8", "svd", True, True),
                          "13.0 is 20% slower than 11.8 at svd (1 of 1 row beyond their spread)")
 
 
@@ -329,10 +329,10 @@ class FirstLines(unittest.TestCase):
     def recommend(self, *words):
         """The recommendation of rows judged so, each with its cycles changed as much as its time
         (the work changed, not the clock alone)."""
-        from cubench_tools import report
+        from cubench_tools import report_words
         judgements = {f"svd/r{i}": type("Judgement", (), {"verdict": v, "cycles_change": v.change})()
                       for i, v in enumerate(words)}
-        return report.recommendation("13.0", "11.8", judgements, 0.02)
+        return report_words.recommendation("13.0", "11.8", judgements, 0.02)
 
     def test_each_recommendation(self):
         same, noisy = verdict("same"), verdict("too noisy to tell")
@@ -357,10 +357,10 @@ class FirstLines(unittest.TestCase):
 
     def test_a_family_is_mixed_only_past_a_quarter(self):
         from types import SimpleNamespace
-        from cubench_tools import report
+        from cubench_tools import report_words
 
         def standing(faster, slower, n=None, not_built_why=None):
-            return report.standing(SimpleNamespace(faster=[1.5] * faster, slower=[1.1] * slower,
+            return report_words.standing(SimpleNamespace(faster=[1.5] * faster, slower=[1.1] * slower,
                                                    n=faster + slower if n is None else n,
                                                    not_built_why=not_built_why))
         self.assertEqual(standing(21, 3), "faster")  # 3 of 24: 12.5%
@@ -463,16 +463,16 @@ class FoldedMessages(unittest.TestCase):
         self.assertIn("[1] after a cell's words: the row's message, whole under the table.", self.md)
 
     def test_short_forms(self):
-        from cubench_tools import report
-        self.assertEqual(report.short_message("not run: needs 15.2 GiB of device memory; 14.0 GiB free of "
+        from cubench_tools import report_rows
+        self.assertEqual(report_rows.short_message("not run: needs 15.2 GiB of device memory; 14.0 GiB free of "
                                               "16.0 GiB (--cubench_memory_limit)"),
                          "not run: needs 15.2 GiB of device memory")
-        self.assertEqual(report.short_message("PyTorch's allocator: CUDA out of memory. Tried to allocate "
+        self.assertEqual(report_rows.short_message("PyTorch's allocator: CUDA out of memory. Tried to allocate "
                                               "2.00 GiB. GPU 0 has a total capacity of 139.80 GiB"),
                          "PyTorch's allocator: CUDA out of memory")
-        self.assertEqual(report.short_message("a first clause far longer than any cell should be made to hold"),
+        self.assertEqual(report_rows.short_message("a first clause far longer than any cell should be made to hold"),
                          "a first clause far longer than any...")
-        self.assertLessEqual(len(report.short_message("x" * 100)), report.SHORT_MESSAGE)
+        self.assertLessEqual(len(report_rows.short_message("x" * 100)), report_rows.SHORT_MESSAGE)
 
 
 class BuildFieldsExplained(unittest.TestCase):
@@ -505,30 +505,30 @@ class BuildFieldsExplained(unittest.TestCase):
                       "it was configured on |", gb)
 
     def test_off_and_lists(self):
-        from cubench_tools import report
+        from cubench_tools import report_context
         self.assertIn("OFF: CMake passed no architecture flags, so the file does not say which GPU code the "
-                      "build holds", report.field_meaning("cuda_architectures", ["OFF", "90"]))
-        self.assertNotIn("the same", report.field_meaning("cuda_architectures", ["OFF", "90"]))
-        self.assertIn("(sm_75, sm_80, sm_90)", report.field_meaning("cuda_architectures", ["75-real;80-real;90"]))
-        self.assertNotIn("the same", report.field_meaning("cuda_architectures", ["75-real;80-real;90", "native (90)"]))
+                      "build holds", report_context.field_meaning("cuda_architectures", ["OFF", "90"]))
+        self.assertNotIn("the same", report_context.field_meaning("cuda_architectures", ["OFF", "90"]))
+        self.assertIn("(sm_75, sm_80, sm_90)", report_context.field_meaning("cuda_architectures", ["75-real;80-real;90"]))
+        self.assertNotIn("the same", report_context.field_meaning("cuda_architectures", ["75-real;80-real;90", "native (90)"]))
 
 
 @contextlib.contextmanager
 def captured_figures():
     """{chart file: (figure, its panels)} of every chart tools/plot saves while inside, laid out
     as saved."""
-    from cubench_tools import plot
-    figures, saved = {}, plot.save
+    from cubench_tools import chart_drawing
+    figures, saved = {}, chart_drawing.save
 
     def keep(plt, fig, axes, n, title, path):
         out = saved(plt, fig, axes, n, title, path)
         figures[os.path.basename(path)] = (fig, list(axes.flat)[:n])
         return out
-    plot.save = keep
+    chart_drawing.save = keep
     try:
         yield figures
     finally:
-        plot.save = saved
+        chart_drawing.save = saved
 
 
 def gemm_result(shape, tflops, pct_peak=None):
@@ -560,8 +560,8 @@ class GemmEveryShape(unittest.TestCase):
         return files
 
     def test_every_shape_is_in_the_charts_data(self):
-        from cubench_tools import plot
-        squares, others = plot.gemm_points(self.loaded())
+        from cubench_tools import family_charts
+        squares, others = family_charts.gemm_points(self.loaded())
         self.assertEqual({label: sorted(x for x, _, _ in pts) for label, pts in squares["gemm bf16"].items()},
                          {"11.8": [1024, 4096], "13.0": [1024, 4096]})
         [(x, y, _, name)] = others["gemm bf16"]["13.0"]
@@ -570,9 +570,9 @@ class GemmEveryShape(unittest.TestCase):
         self.assertAlmostEqual(y, 770)
 
     def test_drawn_named_and_nothing_covers_a_label(self):
-        from cubench_tools import plot
+        from cubench_tools import family_charts
         with tempfile.TemporaryDirectory() as out, captured_figures() as figures:
-            [chart] = plot.gemm(self.loaded(), out)[0]
+            [chart] = family_charts.gemm(self.loaded(), out)[0]
             chart()
         fig, [ax] = figures["gemm.png"]
         xs = sorted(float(x) for c in ax.containers for x in c.lines[0].get_xdata())
@@ -585,11 +585,11 @@ class GemmEveryShape(unittest.TestCase):
                          ["11.8", "13.0", "hollow: m, n, k not all equal (named), at (m*n*k)^(1/3)"])
 
     def test_square_shapes_alone_keep_the_square_chart(self):
-        from cubench_tools import plot
+        from cubench_tools import family_charts
         loaded = [(label, ctx, {n: r for n, r in rows.items() if "11008" not in n}) for label, ctx, rows in self.loaded()]
-        self.assertEqual(plot.gemm_points(loaded)[1], {})
+        self.assertEqual(family_charts.gemm_points(loaded)[1], {})
         with tempfile.TemporaryDirectory() as out, captured_figures() as figures:
-            plot.gemm(loaded, out)[0][0]()
+            family_charts.gemm(loaded, out)[0][0]()
         fig, [ax] = figures["gemm.png"]
         self.assertEqual(ax.get_xlabel(), "n (m = n = k)")
         self.assertEqual([t.get_text() for t in fig.texts], ["GEMM (cuBLASLt), square sizes"])
@@ -634,11 +634,11 @@ class ReportCharts(unittest.TestCase):
     one GPU left out, with a note), and none has its title, legend or labels clipped or covered."""
 
     def test_every_timed_row_is_drawn_and_laid_out(self):
-        from cubench_tools import plot
+        from cubench_tools import family_charts
         from cubench_tools import results
         loaded = [(t,) + results.load(fixture(t)) for t in TOOLKITS]
         with tempfile.TemporaryDirectory() as out, captured_figures() as figures:
-            charts, notes = plot.charts_for(loaded, out)
+            charts, notes = family_charts.charts_for(loaded, out)
             for chart in charts:
                 chart()
         self.assertEqual(sorted(figures), ["gemm.png", "sigmoid.png", "startup_cuda.png", "svd.png"])
@@ -931,13 +931,13 @@ class PowerOverTheLimit(unittest.TestCase):
         return type("Build", (), {"results": rows, "context": {"gpu_power_limit_W": limit}})()
 
     def test_969_w_on_a_700_w_card(self):
-        from cubench_tools import report
-        text = report.power_text(self.build([650.0, 969.0]))
+        from cubench_tools import report_conditions
+        text = report_conditions.power_text(self.build([650.0, 969.0]))
         self.assertEqual(text, "median 810 W, highest 969 W; 1 row(s) over the card's 700 W limit: not readings, "
                                "figures of an old reader of the energy counter (before it was read at its "
                                "update boundaries)")
-        self.assertEqual(report.power_text(self.build([650.0, 710.0])), "median 680 W, highest 710 W")
-        self.assertEqual(report.power_text(self.build([969.0], limit="")), "median 969 W, highest 969 W")
+        self.assertEqual(report_conditions.power_text(self.build([650.0, 710.0])), "median 680 W, highest 710 W")
+        self.assertEqual(report_conditions.power_text(self.build([969.0], limit="")), "median 969 W, highest 969 W")
 
 
 class EveryRowChart(unittest.TestCase):

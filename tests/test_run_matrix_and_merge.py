@@ -45,8 +45,12 @@ TOOLS = os.path.join(HERE, "..", "tools")
 DATA = os.path.join(HERE, "data")
 ROOT = os.path.abspath(os.path.join(HERE, ".."))
 sys.path.insert(0, TOOLS)
+from cubench_tools import matrix_builds  # noqa: E402
+from cubench_tools import matrix_progress  # noqa: E402
 from cubench_tools import run_matrix  # noqa: E402
-from cubench_tools.results import InputError  # noqa: E402
+from cubench_tools import toolkits  # noqa: E402
+from cubench_tools import torch_installs  # noqa: E402
+from cubench_tools.input_error import InputError  # noqa: E402
 
 DEFAULT_BUILD_ROOT = os.path.join(ROOT, "build", "run-matrix")
 
@@ -430,10 +434,10 @@ class RunMatrixToolkits(RunMatrixTest):
         self.assertNotIn("CMake", r.stderr)
 
     def test_the_hint_of_each_preset(self):
-        self.assertRegex(run_matrix.missing_toolkit("cuda-11.8", "/opt/cuda-11.8-debian/bin/nvcc"),
+        self.assertRegex(toolkits.missing_toolkit("cuda-11.8", "/opt/cuda-11.8-debian/bin/nvcc"),
                          r"^cuda-11.8: no nvcc at /opt/cuda-11.8-debian/bin/nvcc.*; set CUBENCH_CUDA118_ROOT to "
                          r"the folder of a CUDA 11.8 .*tools/install-deps --cuda-11.8\)$")
-        self.assertEqual(run_matrix.missing_toolkit("cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc"),
+        self.assertEqual(toolkits.missing_toolkit("cuda-13.0", "/usr/local/cuda-13.0/bin/nvcc"),
                          "cuda-13.0: no nvcc at /usr/local/cuda-13.0/bin/nvcc; install CUDA 13.0 at "
                          "/usr/local/cuda-13.0 (CMakePresets.json's CUDAToolkit_ROOT for cuda-13.0)")
 
@@ -762,13 +766,13 @@ class RunMatrixTorchBuilds(RunMatrixTorch):
         a = self.fake_libtorch("lt-a", "2.5.1+cpu", cuda_lib=False)
         b = self.fake_libtorch("lt-b", "2.6.0+cpu", cuda_lib=False)
         args = run_matrix.parse_args(["--torch", f"a={a}", "--torch", f"b={b}", "--suite", "cpu"])
-        installs = [run_matrix.inspect_torch("a", a), run_matrix.inspect_torch("b", b)]
+        installs = [torch_installs.inspect_torch("a", a), torch_installs.inspect_torch("b", b)]
         self.assertEqual([i.cuda for i in installs], [None, None])
         self.assertFalse(run_matrix.gpu_needed(args, installs))
         args.suite = "default"
         self.assertTrue(run_matrix.gpu_needed(args, installs))
         args.suite = "cpu"
-        self.assertTrue(run_matrix.gpu_needed(args, installs + [run_matrix.inspect_torch(
+        self.assertTrue(run_matrix.gpu_needed(args, installs + [torch_installs.inspect_torch(
             "c", self.fake_libtorch("lt-c", "2.5.1+cu124"))]))
         self.assertTrue(run_matrix.gpu_needed(run_matrix.parse_args(["--suite", "cpu"])))  # toolkits: as before
 
@@ -893,43 +897,43 @@ class RunMatrixTorchParts(RunMatrixTorch):
                              ("12.4", "cuda-12.4"), ("12.6", "cuda-12.4"), ("13.0", "cuda-13.0"),
                              ("13.2", "cuda-13.0"), (None, "cuda-13.0"), ("10.2", None)):
             with self.subTest(cuda=cuda):
-                self.assertEqual(run_matrix.preset_for_cuda(cuda, known), preset)
+                self.assertEqual(torch_installs.preset_for_cuda(cuda, known), preset)
 
     def test_the_cuda_a_version_names(self):
         for version, cuda in (("2.5.1+cu124", "12.4"), ("2.0.1+cu118", "11.8"), ("2.9.0+cu130", "13.0"),
                               ("2.5.1+cpu", ""), ("2.5.1", None), ("1.13.0", None)):
             with self.subTest(version=version):
-                self.assertEqual(run_matrix.cuda_of_version(version), cuda)
+                self.assertEqual(torch_installs.cuda_of_version(version), cuda)
 
     def test_a_cpu_only_torch_wants_the_newest_preset(self):
         a = self.fake_libtorch("lt-a", "2.5.1+cpu", cuda_lib=False)
-        install = run_matrix.inspect_torch("a", a)
+        install = torch_installs.inspect_torch("a", a)
         known = [("cuda-13.0", "/nowhere/cuda-13.0/bin/nvcc", False), ("cuda-12.4", "/x/bin/nvcc", True)]
         with self.assertRaisesRegex(InputError, "^" + re.escape(
                 "torch 2.5.1+cpu (a) is CPU only and builds with the newest toolkit preset, cuda-13.0: a CUDA "
                 "13.0: no nvcc at /nowhere/cuda-13.0/bin/nvcc; ")):
-            run_matrix.torch_toolkits([install], known)
+            torch_installs.torch_toolkits([install], known)
 
     def test_a_libtorch_folder_given_by_its_torch_dir_or_prefix(self):
         root = self.fake_libtorch("lt-a", "2.5.1+cu124")
         for path in (root, os.path.join(root, "share", "cmake", "Torch")):
             with self.subTest(path=path):
-                install = run_matrix.inspect_torch("a", path)
+                install = torch_installs.inspect_torch("a", path)
                 self.assertEqual((install.kind, install.version, install.cuda, install.git, install.cxx11_abi),
                                  ("libtorch", "2.5.1+cu124", "12.4", GIT, True))
                 self.assertEqual(install.torch_dir, os.path.join(root, "share", "cmake", "Torch"))
         os.remove(os.path.join(root, "build-version"))
         os.remove(os.path.join(root, "lib", "libtorch_cuda.so"))
-        install = run_matrix.inspect_torch("a", root)  # version.h's version; CPU only
+        install = torch_installs.inspect_torch("a", root)  # version.h's version; CPU only
         self.assertEqual((install.version, install.cuda), ("2.5.1", None))
 
     def test_a_python_named_on_path(self):
         venv = self.fake_python("venv-a", "2.7.1+cu118", "11.8")
-        pairs = run_matrix.torch_pairs([f"a={venv}", "b=python3-on-path"])
+        pairs = torch_installs.torch_pairs([f"a={venv}", "b=python3-on-path"])
         self.assertEqual(pairs, [("a", venv), ("b", "python3-on-path")])
         os.environ["PATH"], saved = os.path.dirname(venv) + os.pathsep + os.environ["PATH"], os.environ["PATH"]
         try:
-            install = run_matrix.inspect_torch("a", "python")  # found on PATH
+            install = torch_installs.inspect_torch("a", "python")  # found on PATH
         finally:
             os.environ["PATH"] = saved
         self.assertEqual((install.kind, install.version, install.cuda, install.python),
@@ -942,11 +946,11 @@ class RunMatrixTorchParts(RunMatrixTorch):
             os.makedirs(d)
         link = os.path.join(self.dir, "link-to-a")
         os.symlink(a, link)
-        install = lambda label, torch_dir, version="2.5.1+cu124": run_matrix.TorchInstall(  # noqa: E731
+        install = lambda label, torch_dir, version="2.5.1+cu124": torch_installs.TorchInstall(  # noqa: E731
             label, "/usr/bin/python3", "python", version, "12.4", torch_dir)
-        self.assertEqual(run_matrix.one_install_warnings([install("a", a), install("b", b)]), [])
-        self.assertEqual(run_matrix.one_install_warnings([install("a", a), install("b", b),
-                                                          install("c", link)]),
+        self.assertEqual(torch_installs.one_install_warnings([install("a", a), install("b", b)]), [])
+        self.assertEqual(torch_installs.one_install_warnings([install("a", a), install("b", b),
+                                                              install("c", link)]),
                          [f"warning: --torch a and c are one install (torch 2.5.1+cu124, Torch_DIR "
                           f"{os.path.realpath(a)}): "
                           "the comparison is an A/A, the install against itself, not two PyTorch builds"])
@@ -972,7 +976,7 @@ class RunMatrixDebianLibTorch(unittest.TestCase):
                 m = re.search(r'TORCH_VERSION\s+(?:\\\s*)?"([^"]+)"', f.read())
         for path in (torch_dir, "/usr"):
             with self.subTest(path=path):
-                install = run_matrix.inspect_torch("debian", path)
+                install = torch_installs.inspect_torch("debian", path)
                 self.assertEqual((install.kind, install.torch_dir), ("libtorch", torch_dir))
                 self.assertRegex(install.version, r"^\d+\.\d+\.\d+")
                 if m:
@@ -983,7 +987,7 @@ class RunMatrixDebianLibTorch(unittest.TestCase):
 
 class BuildProgress(unittest.TestCase):
     def test_a_line_at_most_every_interval_with_the_latest_step(self):
-        p = run_matrix.StepProgress("building cuda-12.4", start=100.0, every=10.0)
+        p = matrix_progress.StepProgress("building cuda-12.4", start=100.0, every=10.0)
         self.assertIsNone(p.due(105.0))
         self.assertEqual(p.due(112.0), "building cuda-12.4 ... (12 s)")
         p.seen("[36/95] Building CUDA object families/gemm.cu.o\n")
@@ -993,15 +997,15 @@ class BuildProgress(unittest.TestCase):
         self.assertEqual(p.due(165.0), "building cuda-12.4: [37/95] (1 min 5 s)")
         p.seen("[ 42%] Building CXX object x.o\n")  # make's steps
         self.assertEqual(p.due(175.0), "building cuda-12.4: [42%] (1 min 15 s)")
-        self.assertEqual(run_matrix.StepProgress("configuring cuda-12.4", 0.0).text(12.4),
+        self.assertEqual(matrix_progress.StepProgress("configuring cuda-12.4", 0.0).text(12.4),
                          "configuring cuda-12.4 ... (12 s)")
 
     def test_a_step_speaks_while_it_prints_nothing(self):
         err = io.StringIO()
         script = "echo '[1/3] a'; echo '[2/3] b'; sleep 1.5; echo '[3/3] c'"
         with tempfile.TemporaryFile("w+") as log, contextlib.redirect_stderr(err):
-            progress = run_matrix.StepProgress("building x", time.monotonic(), every=0.3)
-            code, tail = run_matrix.run_step(["sh", "-c", script], progress, log)
+            progress = matrix_progress.StepProgress("building x", time.monotonic(), every=0.3)
+            code, tail = matrix_builds.run_step(["sh", "-c", script], progress, log)
             log.seek(0)
             self.assertEqual(log.read(), "[1/3] a\n[2/3] b\n[3/3] c\n")
         self.assertEqual((code, tail), (0, ["[1/3] a", "[2/3] b", "[3/3] c"]))
@@ -1013,11 +1017,11 @@ class BuildProgress(unittest.TestCase):
     def test_the_error_lines_of_a_failed_step(self):
         tail = ["[1/9] ok", "[2/9] ok", "FAILED: a.o", "nvcc -c a.cu", "a.cu(3): error: boom", "",
                 "ninja: build stopped: subcommand failed."]
-        self.assertEqual(run_matrix.error_lines(tail), tail[2:5] + tail[6:])
+        self.assertEqual(matrix_builds.error_lines(tail), tail[2:5] + tail[6:])
         configure = ["-- The CXX compiler identification is GNU 12.2.0",
                      "CMake Error at CMakeLists.txt:32 (message):", "  cubench: no nvcc at /x/bin/nvcc"]
-        self.assertEqual(run_matrix.error_lines(configure), configure[1:])
-        self.assertEqual(run_matrix.error_lines([str(i) for i in range(20)], most=3), ["17", "18", "19"])
+        self.assertEqual(matrix_builds.error_lines(configure), configure[1:])
+        self.assertEqual(matrix_builds.error_lines([str(i) for i in range(20)], most=3), ["17", "18", "19"])
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
 TOOLS = os.path.join(ROOT, "tools")
 sys.path.insert(0, TOOLS)
-from cubench_tools import results, rows, verdicts  # noqa: E402
+from cubench_tools import input_error, results, rows, verdicts  # noqa: E402
 
 TOOLKITS = os.path.join(ROOT, "docs", "results", "h100", "toolkits")
 TOUR = os.path.join(HERE, "data", "tour")
@@ -74,7 +74,7 @@ class Rule(unittest.TestCase):
 
     def test_options_are_checked_alike(self):
         for alpha, effect in ((0, 0.02), (1, 0.02), (0.05, -0.1), (0.05, 1), (0.05, 2)):
-            with self.assertRaises(results.InputError):
+            with self.assertRaises(input_error.InputError):
                 verdicts.check_options(alpha, effect)
         verdicts.check_options(0.05, 0)
 
@@ -307,11 +307,11 @@ class RecommendationNeedsMoreThanNoise(unittest.TestCase):
                                                 "cycles_change": cycles})()
         rows = {f"r{k}": j(verdicts.SAME, 0.0) for k in range(76)}
         rows.update(x=j(verdicts.FASTER, -0.3), y=j(verdicts.SLOWER, 0.3))
-        line = report_module().recommendation("b", "a", rows, 0.02)
+        line = report_words().recommendation("b", "a", rows, 0.02)
         self.assertTrue(line.startswith("No pick between b and a: 2 of 78 rows called, no more than the rule "
                                         "calls between two runs of one build (3 of 78 at 1 in 80)"), line)
         rows.update({f"f{k}": j(verdicts.FASTER, -0.3) for k in range(3)})
-        self.assertTrue(report_module().recommendation("b", "a", rows, 0.02).startswith("Pick b over a unless"))
+        self.assertTrue(report_words().recommendation("b", "a", rows, 0.02).startswith("Pick b over a unless"))
 
     def test_three_builds_each_against_the_one_before(self):
         blocks = self.page(*(f"{v}=" + os.path.join(TOOLKITS, f"verdict-cuda-{v}.json") for v in ("11.8", "12.4", "13.0")))
@@ -320,9 +320,9 @@ class RecommendationNeedsMoreThanNoise(unittest.TestCase):
                         blocks[6])
 
 
-def report_module():
-    from cubench_tools import report
-    return report
+def report_words():
+    from cubench_tools import report_words
+    return report_words
 
 
 class HistoryGate(unittest.TestCase):

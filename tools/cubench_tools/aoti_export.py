@@ -31,7 +31,7 @@ import time
 
 from . import cli
 from .compiled_modules import DEFAULT_PACKAGES, build, constant_names, parse_package
-from .results import InputError
+from .input_error import InputError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_OUT = os.path.join(REPO, "build", "cuda-13.0", "aoti")

@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 
-from .results import InputError
+from .input_error import InputError
 
 # Where the build of the README and the presets puts the binary, from the repository's root.
 DEFAULT_BINARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build",

@@ -126,3 +126,13 @@ def explain(before, after):
     if before.get("kernels") and after.get("kernels") and before["kernels"] != after["kernels"]:
         words.append(f"kernels {before['kernels']} -> {after['kernels']}")
     return "; ".join(words) if words else "nothing the runs record differed"
+
+
+def changes_of(series, min_effect):
+    """{name: [(index, ratio, words)]}: every row's change points, explained."""
+    out = {}
+    for name, points in series.items():
+        found = find(points, min_effect)
+        out[name] = [(i, ratio, explain(points[before], points[i]))
+                     for i, ratio, before in found]
+    return out

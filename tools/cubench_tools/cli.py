@@ -13,8 +13,8 @@ import contextlib
 import os
 import sys
 
-from . import results
-from .results import InputError
+from . import tool_warnings
+from .input_error import InputError
 
 EXIT_STATUS_HELP = """exit status:
   0  done
@@ -71,7 +71,7 @@ def os_message(e):
 def run(prog, main, argv=None):
     """Runs main(argv) and turns whatever escapes it into the exit status above: no traceback
     reaches the user, and each outcome is one line."""
-    results.PROG = prog
+    tool_warnings.PROG = prog
     try:
         return main(sys.argv[1:] if argv is None else argv)
     except InputError as e:

@@ -60,7 +60,10 @@ import sys
 from . import cli
 from . import rows as rowsel
 from . import verdicts
-from .results import InputError, load, merged_schema, ran_on, unit
+from .build_context import ran_on
+from .input_error import InputError
+from .result_schema import merged_schema, unit
+from .results import load
 
 # The counter columns a table shows by default besides its families' main counters, and all of
 # them for files written before the schema: the table these files always gave.

@@ -12,7 +12,7 @@ Names are parsed without torch (parse_package), so a bad name is one line wherev
 the modules are built with the torch of the python that runs it (build)."""
 import re
 
-from .results import InputError
+from .input_error import InputError
 
 DTYPES = ("fp16", "bf16")
 # The compiled rows of cubench's default run, and the configurations the side-by-side table

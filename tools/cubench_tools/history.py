@@ -42,11 +42,12 @@ import sys
 
 from . import change_points
 from . import cli
+from . import history_charts
 from . import history_store
-from . import results
+from . import json_values
 from . import rows as rowsel
 from . import verdicts
-from .results import InputError  # noqa: E402
+from .input_error import InputError
 
 DEFAULT_DB = os.path.join("results", "history.sqlite")
 
@@ -124,7 +125,7 @@ class StoredRow:
 
     def median(self, counter):
         value = self.counters.get(counter)
-        return float(value) if results.is_number(value) else math.nan
+        return float(value) if json_values.is_number(value) else math.nan
 
 
 def judge(before, after, args):
@@ -139,50 +140,12 @@ def _ratio_text(ratio):
     return f"{1 / ratio:.3g}x faster" if ratio < 1 else f"{ratio:.3g}x slower"
 
 
-def changes_of(series, min_effect):
-    """{name: [(index, ratio, words)]}: every row's change points, explained."""
-    out = {}
-    for name, points in series.items():
-        found = change_points.find(points, min_effect)
-        out[name] = [(i, ratio, change_points.explain(points[before], points[i]))
-                     for i, ratio, before in found]
-    return out
-
-
-def trend_charts(out_dir, series, changes, prefix=""):
-    """A chart per family of each row's time across the runs, its change points dotted: the paths."""
-    plt = cli.pyplot()
-    families = {}
-    for name in series:
-        family = series[name][-1]["family"] or results.family_and_axes(name)[0]
-        families.setdefault(family, []).append(name)
-    written = []
-    for family, names in sorted(families.items()):
-        fig, ax = plt.subplots(figsize=(9, 4.5))
-        for name in names:
-            times = [p["median_us"] for p in series[name]]
-            (line,) = ax.plot(range(1, len(times) + 1), times, marker="o", label=name)
-            for i, _, _ in changes[name]:
-                ax.axvline(i + 0.5, color=line.get_color(), linestyle=":", alpha=0.7)
-        ax.set_yscale("log")
-        ax.set_xlabel("run (oldest first); dotted: a change point")
-        ax.set_ylabel("time (us)")
-        ax.set_title(f"{family}: time across the history's runs")
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        fig.tight_layout()
-        path = os.path.join(out_dir, prefix + re.sub(r"[^A-Za-z0-9_.-]", "_", family) + ".png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
-    return written
-
-
 def show(args):
     db = history_store.connect(args.db, create=False)
     series = history_store.series(db, args.filter, args.gpu)
     if not series:
         raise InputError(f"{args.db}: no measured rows match (--filter, --gpu)")
-    changes = changes_of(series, args.min_effect)
+    changes = change_points.changes_of(series, args.min_effect)
     for name, points in series.items():
         print(f"\n### {name}\n")
         print("| run | date | cubench | CUDA | cuBLAS | GPU | time | spread | against the run before | "
@@ -210,7 +173,7 @@ def show(args):
           "spread: the interquartile range over the median of a run's repetitions or processes, "
           "or, of one repetition, its samples' cv")
     if args.out_dir:
-        for path in trend_charts(cli.output_dir(args.out_dir), series, changes):
+        for path in history_charts.trend_charts(cli.output_dir(args.out_dir), series, changes):
             print(path)
     return 0
 

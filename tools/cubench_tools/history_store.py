@@ -22,8 +22,10 @@ import sqlite3
 import statistics
 import time
 
+from . import json_values
 from . import results
-from .results import InputError
+from . import row_outcome
+from .input_error import InputError
 
 SCHEMA_VERSION = 3
 APPLICATION = "cubench-history"
@@ -217,9 +219,9 @@ def _row_record(result, row):
     if len(times) >= 2:  # across repetitions or processes: the interquartile range over the median
         q = statistics.quantiles(times, n=4, method="inclusive")
         spread = (q[2] - q[0]) / median if median else None
-    elif row and results.is_number(row.get("sample_cv")):  # one repetition: its own samples'
+    elif row and json_values.is_number(row.get("sample_cv")):  # one repetition: its own samples'
         spread = float(row["sample_cv"])
-    samples = int(row["samples"]) if row and results.is_number(row.get("samples")) else len(times)
+    samples = int(row["samples"]) if row and json_values.is_number(row.get("samples")) else len(times)
     counters = {k: result.median(k) for k in result.counters}
     counters = {k: v for k, v in counters.items() if not math.isnan(v)}
     return dict(status=result.status, reason=result.reason or None,
@@ -271,8 +273,8 @@ def add_file(db, path, checked=None):
     if "interrupted" in context:
         partial = f"from a run interrupted by {context['interrupted']}: its finished rows only"
     first_row = {}
-    for row in filter(results.is_iteration, data["benchmarks"]):
-        first_row.setdefault(results.run_name(row), row)
+    for row in filter(row_outcome.is_iteration, data["benchmarks"]):
+        first_row.setdefault(row_outcome.run_name(row), row)
     fields = {k: str(context[k]) for k in RUN_FIELDS if k in context}
     with transaction(db):  # all of this file's rows, or none
         # Asked under the write lock: two writers adding one file at once add it once.
@@ -322,5 +324,5 @@ def series(db, name_filter=None, gpu=None):
             median_us=median, spread=spread, samples=samples, sm_clock_MHz=clock,
             power_capped_pct=capped, kernels=kernels, family=family, run=run, date=date, fields=fields,
             path=path, counters=json.loads(counters), times=json.loads(times) if times else [median],
-            notes=results.notes_of_label(label or "")))
+            notes=row_outcome.notes_of_label(label or "")))
     return out

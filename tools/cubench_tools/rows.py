@@ -6,7 +6,8 @@ import math
 import os
 import re
 
-from .results import InputError, label_of, not_built_of
+from .build_context import label_of, not_built_of
+from .input_error import InputError
 
 NAMED_IN_NOTE = 5  # at most this many rows are named in a note; the rest are counted
 CLOCK_MARK = 0.05  # a row whose SM clocks differ more than this between files is marked `!`

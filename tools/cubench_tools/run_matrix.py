@@ -82,27 +82,31 @@ then cubench's own lines ("[k/N] name ... elapsed, ETA"), each led by the preset
 the end the report's path and run-matrix's wall time, in all and split into building and running.
 A preset that fails to build or run makes the status 1 (the others still build and run).
 """
-import collections
-import contextlib
 import json
 import math
 import os
-import queue
 import re
 import shlex
 import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-TOOLS = os.path.join(ROOT, "tools")
-BUILD_ROOT = os.path.join(ROOT, "build", "run-matrix")  # --build-dir's default
+from . import cli
+from .checkout import BUILD_ROOT, ROOT, TOOLS
+from .input_error import InputError
+from .matrix_builds import build_all, preset_builds
+from .matrix_progress import PROGRESS, fmt_duration, say, timed
+from .process_merge import merge
+from .stopping import Stopped, handle_signals, stoppable
+from .toolkits import missing_toolkit, toolkit_order, toolkit_presets
+from .torch_installs import (inspect_torch, one_install_warnings, read_text, torch_builds, torch_pairs,
+                             torch_toolkits)
+
+
 PROG = "tools/run-matrix"
 NO_GPU = 3  # the exit status where no GPU is here to run on
-
 EXIT_STATUS_HELP = """exit status:
   0  done
   1  a build or a run failed (the others still ran), or an internal error (a bug)
@@ -111,116 +115,6 @@ EXIT_STATUS_HELP = """exit status:
   3  no GPU here (nvidia-smi -L lists none): one line on stderr; --build-only builds anyway
   130, 143  stopped by SIGINT (Ctrl-C) or SIGTERM: the running cmake or cubench was given the
      signal, no further build or run started, no merged result written from part of the processes"""
-from . import cli
-from .merge import merge  # noqa: E402
-from .results import InputError  # noqa: E402
-
-
-def _expand(value):
-    """A preset's $penv{X} and $env{X}, from this environment (unset: empty), as cmake --preset does."""
-    return re.sub(r"\$p?env\{([^}]*)\}", lambda m: os.environ.get(m.group(1), ""), value)
-
-
-def _cache_variables(by_name, preset):
-    """A preset's cacheVariables with those it inherits (its own win; of its parents, the first)."""
-    out = {}
-    parents = preset.get("inherits", [])
-    for parent in reversed([parents] if isinstance(parents, str) else parents):
-        out.update(_cache_variables(by_name, by_name[parent]))
-    for key, value in preset.get("cacheVariables", {}).items():
-        out[key] = value.get("value", "") if isinstance(value, dict) else value
-    return out
-
-
-def preset_nvcc(cache):
-    """The nvcc a configure with these cache variables takes, as CMakeLists.txt picks it: the
-    toolkit root (CUDAToolkit_ROOT, or where that expands to nothing CUBENCH_CUDA_ROOT_DEFAULT: of
-    its ';'-separated folders the first that holds bin/nvcc, else the first); the preset's
-    CMAKE_CUDA_COMPILER where it names an nvcc that exists under that root (or there is no root),
-    else <root>/bin/nvcc."""
-    root = _expand(str(cache.get("CUDAToolkit_ROOT", "")))
-    if not root:
-        defaults = [d for d in _expand(str(cache.get("CUBENCH_CUDA_ROOT_DEFAULT", ""))).split(";") if d]
-        root = next((d for d in defaults if os.path.exists(os.path.join(d, "bin", "nvcc"))),
-                    defaults[0] if defaults else "")
-    compiler = _expand(str(cache.get("CMAKE_CUDA_COMPILER", "")))
-    if root:
-        root_nvcc = os.path.join(root, "bin", "nvcc")
-        if os.path.exists(root_nvcc) and not (compiler and os.path.exists(compiler)
-                                              and compiler.startswith(root.rstrip("/") + "/")):
-            return root_nvcc
-        return compiler or root_nvcc
-    return compiler
-
-
-def _configure_presets():
-    with open(os.path.join(ROOT, "CMakePresets.json")) as f:
-        presets = json.load(f)["configurePresets"]
-    return presets, {p["name"]: p for p in presets}
-
-
-def toolkit_presets():
-    """[(name, nvcc path, whether it exists)] for the non-hidden configure presets."""
-    presets, by_name = _configure_presets()
-    out = []
-    for p in presets:
-        if p.get("hidden"):
-            continue
-        nvcc = preset_nvcc(_cache_variables(by_name, p))
-        out.append((p["name"], nvcc, bool(nvcc) and os.path.exists(nvcc)))
-    return out
-
-
-def missing_toolkit(preset, nvcc):
-    """What a preset whose nvcc is not here lacks, and what would point it at one, in words:
-    "cuda-12.4: no nvcc at /usr/local/cuda-12.4/bin/nvcc; set CUBENCH_CUDA124_ROOT to the folder
-    of a CUDA 12.4 (the one holding bin/nvcc), or install one at /usr/local/cuda-12.4 or
-    /opt/cuda-12.4-debian (tools/install-deps --cuda-12.4)"."""
-    _, by_name = _configure_presets()
-    cache = _cache_variables(by_name, by_name[preset])
-    named = " ".join(str(cache.get(k, "")) for k in ("CUDAToolkit_ROOT", "CMAKE_CUDA_COMPILER"))
-    variables = list(dict.fromkeys(re.findall(r"\$p?env\{([^}]*)\}", named)))
-    literal = _expand(str(cache.get("CUDAToolkit_ROOT", "")))
-    defaults = [d for d in _expand(str(cache.get("CUBENCH_CUDA_ROOT_DEFAULT", ""))).split(";") if d]
-    m = re.search(r"(\d+\.\d+)", preset)
-    toolkit = f"a CUDA {m.group(1)}" if m else "its toolkit"
-    said = f"{preset}: no nvcc at {nvcc}" if nvcc else f"{preset}: no nvcc named"
-    set_ = [v for v in variables if os.environ.get(v)]
-    if set_:
-        said += f" ({', '.join(f'{v}={os.environ[v]}' for v in set_)})"
-    what = toolkit[2:] if toolkit.startswith("a ") else toolkit
-    if variables:
-        hint = f"set {' or '.join(variables)} to the folder of {toolkit} (the one holding bin/nvcc)"
-        if defaults:
-            hint += f", or install one at {' or '.join(defaults)}"
-    elif literal:
-        hint = f"install {what} at {literal} (CMakePresets.json's CUDAToolkit_ROOT for {preset})"
-    else:
-        hint = f"name {what}'s folder in CMakePresets.json's CUDAToolkit_ROOT for {preset}"
-    try:
-        with open(os.path.join(TOOLS, "install-deps"), encoding="utf-8") as f:
-            if f"--{preset})" in f.read():
-                hint += f" (tools/install-deps --{preset})"
-    except OSError:
-        pass
-    return f"{said}; {hint}"
-
-
-def toolkit_order(preset):
-    """A sort key putting presets in toolkit order: cuda-11.8 < cuda-12.4 < cuda-13.0 (numbers,
-    not text: 9.2 before 11.8); a preset with no version in its name last, by name."""
-    m = re.search(r"(\d+)\.(\d+)", preset)
-    return (0, int(m.group(1)), int(m.group(2)), preset) if m else (1, 0, 0, preset)
-
-
-def say(msg):
-    print(f"[run-matrix] {msg}", file=sys.stderr, flush=True)
-
-
-def fmt_duration(s):
-    """A wall time as a person reads it: "52 s", "14 min 2 s"."""
-    minutes, seconds = divmod(int(round(s)), 60)
-    return f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
 
 
 def suite_command(binary, args, out_path):
@@ -236,54 +130,6 @@ def suite_command(binary, args, out_path):
     if args.kernels:
         cmd.append("--cubench_kernels=on")
     return cmd
-
-
-PROGRESS = re.compile(r"^\[\d+/\d+\] ")
-
-
-# --- stopping on SIGINT and SIGTERM ---------------------------------------------------------------
-# Ctrl-C (SIGINT, to the whole foreground group) or a job scheduler's SIGTERM (to run-matrix
-# alone) stops the matrix: the running child (cmake, or a cubench process, which then writes its
-# finished rows and "interrupted") gets the same signal, no further build or run starts, and no
-# result file is written from a part of the processes. Without this, a child the signal killed
-# read as a failed build, and the next one started.
-
-class Stopped(Exception):
-    """The matrix was stopped by a signal (its name in args[0])."""
-
-
-_children = []  # the child running now, for the signal to be passed on to
-STOP_WAIT_S = 30  # how long a child has to stop on the signal before it is killed
-
-
-def _on_signal(signum, _frame):
-    for child in list(_children):
-        if child.poll() is None:
-            with contextlib.suppress(OSError):
-                child.send_signal(signum)
-    raise Stopped(signal.Signals(signum).name)
-
-
-@contextlib.contextmanager
-def stoppable(proc):
-    """While proc runs, a signal is passed on to it; if the matrix stops, proc is given
-    STOP_WAIT_S to end (cubench writes its finished rows), then killed."""
-    _children.append(proc)
-    try:
-        yield proc
-    except BaseException:
-        try:
-            proc.wait(timeout=STOP_WAIT_S)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        raise
-    finally:
-        _children.remove(proc)
-
-
-def handle_signals():
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, _on_signal)
 
 
 def run_suite(binary, args, out_path, what):
@@ -336,7 +182,7 @@ def host_context():
     """What the result files' context adds of the machine: its CPU's name ("cpu_model", from
     /proc/cpuinfo), which Google Benchmark's context lacks and a run without a GPU is titled by;
     {} where it cannot be read."""
-    text = _read("/proc/cpuinfo") or ""
+    text = read_text("/proc/cpuinfo") or ""
     m = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
     return {"cpu_model": m.group(1).strip()} if m else {}
 
@@ -426,313 +272,6 @@ def find_gpus():
     return gpus, "" if gpus else "nvidia-smi -L lists no GPU"
 
 
-# --- --torch: a build per PyTorch install ------------------------------------------------------
-
-LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
-
-# What run-matrix asks a python (one `-c` script, its answer one line of JSON after a marker: an
-# import may print warnings of its own). sys.version_info first: a python without torch still
-# names itself.
-TORCH_QUERY_MARK = "cubench-torch-query "
-TORCH_QUERY = r"""
-import importlib, json, sys
-out = {"python": "%d.%d" % tuple(sys.version_info[:2])}
-try:
-    import torch
-except Exception as e:
-    out["error"] = "%s: %s" % (type(e).__name__, e)
-else:
-    v = getattr(torch, "version", None)
-    out.update(version=str(torch.__version__), cuda=getattr(v, "cuda", None),
-               hip=getattr(v, "hip", None), git_version=getattr(v, "git_version", None),
-               cmake_prefix_path=torch.utils.cmake_prefix_path, file=torch.__file__,
-               cxx11_abi=getattr(getattr(torch, "_C", None), "_GLIBCXX_USE_CXX11_ABI", None))
-    for name in ("cudnn", "cublas", "nccl"):
-        try:
-            out[name] = list(importlib.import_module("nvidia." + name).__path__)[0]
-        except Exception:
-            out[name] = None
-print("cubench-torch-query " + json.dumps(out))
-"""
-
-
-class TorchInstall:
-    """One --torch LABEL=PATH, as found: kind "python" or "libtorch", its version, CUDA ("12.4", or
-    None where CPU only), git revision, Torch_DIR, the libraries its wheel bundles (folders, or
-    None), whether it uses the C++11 ABI (None: not said), and, once chosen, its toolkit preset."""
-
-    def __init__(self, label, path, kind, version, cuda, torch_dir, git=None, cxx11_abi=None,
-                 cudnn=None, cublas=None, nccl=None, python=None):
-        self.label, self.path, self.kind = label, path, kind
-        self.version, self.cuda, self.torch_dir, self.git = version, cuda, torch_dir, git
-        self.cxx11_abi, self.cudnn, self.cublas, self.nccl = cxx11_abi, cudnn, cublas, nccl
-        self.python = python
-        self.preset = self.nvcc = None
-
-    def what(self):
-        """ "python3.12 at /venv/bin/python" or "the LibTorch at /opt/libtorch"."""
-        if self.kind == "python":
-            return f"python{self.python} at {self.path}" if self.python else f"{self.path}"
-        return f"the LibTorch at {self.path}"
-
-    def cudnn_root(self):
-        """The wheel's cuDNN where it comes with its headers (what CUDNN_ROOT needs), else None."""
-        if self.cudnn and os.path.isfile(os.path.join(self.cudnn, "include", "cudnn_version.h")):
-            return self.cudnn
-        return None
-
-    def context(self):
-        """What its result files' context adds: the install in one line, and, for the tools'
-        labels and their one-install check, its version, CUDA and Torch_DIR (its real path)."""
-        out = {"torch_install": self.summary(), "torch_version": self.version,
-               "torch_dir": os.path.realpath(self.torch_dir)}
-        if self.cuda:
-            out["torch_cuda"] = self.cuda
-        return out
-
-    def summary(self):
-        """The context's "torch_install": where the install is and what it is, in one line."""
-        text = f"{self.label}: {self.what()}: torch {self.version}"
-        if self.git:
-            text += f" (git {self.git[:12]})"
-        text += f", CUDA {self.cuda}" if self.cuda else ", CPU only"
-        text += f"; Torch_DIR {self.torch_dir}; built with preset {self.preset}"
-        wheel = [f"{name} {path}" for name, path in (("cuDNN", self.cudnn), ("cuBLAS", self.cublas),
-                                                     ("NCCL", self.nccl)) if path]
-        if wheel:
-            text += "; its wheel's " + ", ".join(wheel)
-        return text
-
-
-def torch_pairs(values):
-    """[(label, path)] of the --torch values, each checked: an '=', a label that can name files and
-    a folder, a path, no label twice."""
-    pairs = []
-    for value in values:
-        label, eq, path = value.partition("=")
-        if not eq:
-            raise InputError(f"--torch '{value}': want LABEL=PATH (a label, '=', a python that "
-                             "imports torch or an unpacked LibTorch), e.g. 2.5.1=/venv-a/bin/python")
-        if not LABEL.fullmatch(label):
-            raise InputError(f"--torch '{value}': the label '{label}' names its result files and "
-                             "build folder: letters, digits and . _ + - (a letter or digit first)")
-        if not path:
-            raise InputError(f"--torch '{value}': no path after '='")
-        path = os.path.expanduser(path)
-        if os.sep in path or os.path.exists(path):  # else a name, looked for on PATH
-            path = os.path.abspath(path)
-        pairs.append((label, path))
-    labels = [label for label, _ in pairs]
-    twice = sorted({label for label in labels if labels.count(label) > 1})
-    if twice:
-        raise InputError(f"--torch names the label {', '.join(twice)} twice: each install is built "
-                         "and run once, under a label of its own")
-    return pairs
-
-
-def cuda_of_version(version):
-    """The CUDA a version string names ("2.5.1+cu124" -> "12.4", "2.0.1+cu118" -> "11.8"), "" for
-    "+cpu", None where it names none."""
-    m = re.search(r"\+(cu(\d+)|cpu)\b", version or "")
-    if not m:
-        return None
-    if m.group(1) == "cpu":
-        return ""
-    digits = m.group(2)
-    return f"{int(digits[:-1])}.{digits[-1]}" if len(digits) >= 2 else None
-
-
-def _read(path):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def torch_config_abi(torch_dir):
-    """Whether a TorchConfig.cmake asks for the C++11 ABI (-D_GLIBCXX_USE_CXX11_ABI=1: True, =0:
-    False), None where it says nothing."""
-    m = re.search(r"_GLIBCXX_USE_CXX11_ABI=([01])", _read(os.path.join(torch_dir, "TorchConfig.cmake")) or "")
-    return None if m is None else m.group(1) == "1"
-
-
-def libtorch_torch_dir(path):
-    """The folder holding TorchConfig.cmake of an unpacked LibTorch at path (its root, with
-    share/cmake/Torch; a Torch_DIR itself; or a prefix with lib[/<triplet>]/cmake/Torch), or None."""
-    candidates = [os.path.join(path, "share", "cmake", "Torch"), path,
-                  os.path.join(path, "lib", "cmake", "Torch")]
-    try:
-        candidates += sorted(os.path.join(path, "lib", d, "cmake", "Torch")
-                             for d in os.listdir(os.path.join(path, "lib")))
-    except OSError:
-        pass
-    return next((d for d in candidates if os.path.isfile(os.path.join(d, "TorchConfig.cmake"))), None)
-
-
-def libtorch_prefix(torch_dir):
-    """The install prefix a TorchConfig.cmake takes (its TORCH_INSTALL_PREFIX, written relative to
-    its folder: ../../../ in an archive's share/cmake/Torch, ../../../../ in Debian's
-    lib/<triplet>/cmake/Torch)."""
-    text = _read(os.path.join(torch_dir, "TorchConfig.cmake")) or ""
-    m = re.search(r'TORCH_INSTALL_PREFIX\s+"\$\{CMAKE_CURRENT_LIST_DIR\}/((?:\.\./?)+)"', text)
-    up = m.group(1) if m else "../../../"
-    return os.path.normpath(os.path.join(torch_dir, up))
-
-
-def inspect_libtorch(label, path):
-    """A TorchInstall for an unpacked LibTorch folder (InputError where it is none)."""
-    torch_dir = libtorch_torch_dir(path)
-    if torch_dir is None:
-        raise InputError(f"--torch {label}={path}: not a LibTorch (no share/cmake/Torch/TorchConfig.cmake "
-                         "in it, nor a TorchConfig.cmake): give an unpacked LibTorch archive's folder "
-                         "or a python that imports torch")
-    prefix = libtorch_prefix(torch_dir)
-    version = (_read(os.path.join(prefix, "build-version")) or "").strip()
-    if not version:
-        text = _read(os.path.join(prefix, "include", "torch", "csrc", "api", "include", "torch",
-                                  "version.h")) or ""
-        m = re.search(r'#define\s+TORCH_VERSION\s+(?:\\\s*)?"([^"]+)"', text)
-        version = m.group(1) if m else ""
-    if not version:
-        m = re.search(r'PACKAGE_VERSION\s+"([^"]+)"',
-                      _read(os.path.join(torch_dir, "TorchConfigVersion.cmake")) or "")
-        version = m.group(1) if m else "unknown"
-    cuda = cuda_of_version(version)
-    if cuda is None:  # no +cuXYZ nor +cpu: CUDA where its libraries are
-        libs = [os.path.join(prefix, "lib")]
-        with contextlib.suppress(OSError):
-            libs += [os.path.join(prefix, "lib", d) for d in os.listdir(os.path.join(prefix, "lib"))]
-        with_cuda = any(os.path.exists(os.path.join(d, name)) for d in libs
-                        for name in ("libtorch_cuda.so", "libc10_cuda.so"))
-        if with_cuda:
-            raise InputError(f"--torch {label}={path}: LibTorch {version} is built with CUDA "
-                             "(libtorch_cuda.so) but says not which (no build-version file with "
-                             "+cuXYZ): give the python of its install instead, or its archive as "
-                             "unpacked (it has build-version)")
-        cuda = ""
-    git = (_read(os.path.join(prefix, "build-hash")) or "").strip() or None
-    return TorchInstall(label, path, "libtorch", version, cuda or None, torch_dir, git=git,
-                        cxx11_abi=torch_config_abi(torch_dir))
-
-
-def inspect_python(label, path):
-    """A TorchInstall for a python that imports torch, asked with TORCH_QUERY (InputError where it
-    does not run, is no python or has no torch)."""
-    try:
-        r = subprocess.run([path, "-c", TORCH_QUERY], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           stdin=subprocess.DEVNULL, text=True, errors="replace", timeout=300)
-    except subprocess.TimeoutExpired:
-        raise InputError(f"--torch {label}={path}: gave no answer in 300 s to `{path} -c 'import torch ...'`")
-    except OSError as e:
-        raise InputError(f"--torch {label}={path}: cannot run it as a python ({e.strerror})")
-    answer = None
-    for line in r.stdout.splitlines():
-        if line.startswith(TORCH_QUERY_MARK):
-            with contextlib.suppress(ValueError):
-                answer = json.loads(line[len(TORCH_QUERY_MARK):])
-    if not isinstance(answer, dict):
-        said = cli.one_line(r.stderr.strip().splitlines()[-1]) if r.stderr.strip() else ""
-        raise InputError(f"--torch {label}={path}: not a python that answers `-c` (exit "
-                         f"{r.returncode}{': ' + said if said else ''})")
-    who = f"python{answer.get('python')} at {path}" if answer.get("python") else path
-    if "error" in answer:
-        raise InputError(f"--torch {label}: {who}: no torch ({answer['error']})")
-    version = str(answer.get("version") or "unknown")
-    if answer.get("hip"):
-        raise InputError(f"--torch {label}: {who}: torch {version} is a ROCm build (HIP "
-                         f"{answer['hip']}): cubench builds for CUDA")
-    prefix = answer.get("cmake_prefix_path") or ""
-    torch_dir = os.path.join(prefix, "Torch")
-    if not os.path.isfile(os.path.join(torch_dir, "TorchConfig.cmake")):
-        raise InputError(f"--torch {label}: {who}: torch {version} has no TorchConfig.cmake at "
-                         f"{torch_dir} (torch.utils.cmake_prefix_path): no LibTorch to build with")
-    abi = answer.get("cxx11_abi")
-    abi = torch_config_abi(torch_dir) if abi is None else bool(abi)
-    return TorchInstall(label, path, "python", version, answer.get("cuda") or None, torch_dir,
-                        git=answer.get("git_version") or None, cxx11_abi=abi,
-                        cudnn=answer.get("cudnn"), cublas=answer.get("cublas"),
-                        nccl=answer.get("nccl"), python=answer.get("python"))
-
-
-def inspect_torch(label, path):
-    """The install a --torch PATH names: a folder is a LibTorch, a file a python."""
-    if os.path.isdir(path):
-        install = inspect_libtorch(label, path)
-    elif os.path.exists(path) or (os.sep not in path and shutil.which(path)):
-        install = inspect_python(label, path)
-    else:
-        raise InputError(f"--torch {label}={path}: no such file or folder (give a python that "
-                         "imports torch or an unpacked LibTorch)")
-    if install.cxx11_abi is False:
-        base = install.version.split("+")[0]
-        flavour = f"+cu{install.cuda.replace('.', '')}" if install.cuda else "+cpu"
-        raise InputError(f"--torch {label}: {install.what()}: torch {install.version} is built with "
-                         "the pre-C++11 ABI (_GLIBCXX_USE_CXX11_ABI=0, as PyTorch's pip wheels "
-                         "before 2.7 are), and cubench's harness and Google Benchmark use the C++11 "
-                         "one: the two do not link; give LibTorch's cxx11-abi archive of that version "
-                         f"instead, unpacked (libtorch-cxx11-abi-shared-with-deps-{base}{flavour}.zip)")
-    return install
-
-
-def preset_for_cuda(cuda, known):
-    """The toolkit preset a torch of this CUDA ("12.1"; None: CPU only) is built with, of known
-    ([(name, nvcc, here)]): the same major version, the nearest minor at or above its own (a newer
-    minor of one major runs its code), else the nearest below; CPU only: the newest preset. None
-    where no preset has that major version."""
-    versioned = []
-    for name, _, _ in known:
-        m = re.search(r"(\d+)\.(\d+)", name)
-        if m:
-            versioned.append((int(m.group(1)), int(m.group(2)), name))
-    if not versioned:
-        return None
-    if not cuda:
-        return max(versioned)[2]
-    m = re.match(r"(\d+)\.(\d+)", cuda)
-    if not m:
-        return None
-    major, minor = int(m.group(1)), int(m.group(2))
-    same = sorted(v for v in versioned if v[0] == major)
-    at_or_above = [v for v in same if v[1] >= minor]
-    if at_or_above:
-        return at_or_above[0][2]
-    return same[-1][2] if same else None
-
-
-def torch_toolkits(installs, known):
-    """Each install's preset (install.preset, .nvcc), its toolkit here; InputError, one line naming
-    each that is missing and how to point at it, else."""
-    nvccs = {n: (nvcc, ok) for n, nvcc, ok in known}
-    missing = []
-    for install in installs:
-        preset = preset_for_cuda(install.cuda, known)
-        if preset is None:
-            majors = sorted({m.group(1) for m in (re.search(r"(\d+)\.\d+", n) for n, _, _ in known) if m},
-                            key=int)
-            missing.append(f"torch {install.version} ({install.label}) needs a CUDA {install.cuda} "
-                           f"toolkit, and no preset of CMakePresets.json is one of CUDA "
-                           f"{install.cuda.split('.')[0]} (they are CUDA {', '.join(majors)})")
-            continue
-        install.preset = preset
-        nvcc, ok = nvccs[preset]
-        install.nvcc = nvcc
-        if ok:
-            continue
-        want = re.search(r"(\d+\.\d+)", preset).group(1)
-        if not install.cuda:
-            need = f"is CPU only and builds with the newest toolkit preset, {preset}: a CUDA {want}"
-        elif want == install.cuda:
-            need = f"needs a CUDA {want} toolkit"
-        else:
-            need = f"(CUDA {install.cuda}) needs a CUDA {want} toolkit, its preset's ({preset})"
-        said = missing_toolkit(preset, nvcc)
-        said = said[len(preset) + 2:] if said.startswith(f"{preset}: ") else said
-        missing.append(f"torch {install.version} ({install.label}) {need}: {said}")
-    if missing:
-        raise InputError("; ".join(missing))
-
-
 def chosen_torch(args, known):
     """The --torch installs to build, every input about them checked (InputError, status 2, else):
     the LABEL=PATH values, --out-dir and --build-dir usable, two installs or more (one alone is
@@ -747,44 +286,6 @@ def chosen_torch(args, known):
     installs = [inspect_torch(label, path) for label, path in pairs]
     torch_toolkits(installs, known)
     return installs
-
-
-def torch_builds(installs, build_root):
-    """[Build] of the installs: each in build_root/torch-<LABEL>, with its preset and LibTorch."""
-    builds = []
-    for install in installs:
-        folder = os.path.join(build_root, f"torch-{install.label}")
-        cmd = ["cmake", "--preset", install.preset, "-B", folder, "-DCUBENCH_WITH_TORCH=ON",
-               f"-DTorch_DIR={install.torch_dir}", "-DCMAKE_POLICY_VERSION_MINIMUM=3.5"]
-        if install.cuda and install.nvcc:
-            cmd.append(f"-DCUDA_TOOLKIT_ROOT_DIR={os.path.dirname(os.path.dirname(install.nvcc))}")
-        if install.cudnn_root():
-            cmd.append(f"-DCUDNN_ROOT={install.cudnn_root()}")
-        builds.append(Build(install.label, folder, cmd, install.context()))
-    return builds
-
-
-def install_key(install):
-    """What makes two installs one: the real path of their Torch_DIR (a python's is its torch's,
-    so two venvs whose python is one /usr/bin/python3 stay two) and the torch version there."""
-    return os.path.realpath(install.torch_dir), install.version
-
-
-def one_install_warnings(installs):
-    """A warning line per group of --torch labels that name one install (the same python or
-    LibTorch under two labels, or two paths to it): legitimate, but an A/A, which a reader of the
-    tables would otherwise take for two PyTorch builds."""
-    groups = {}
-    for install in installs:
-        groups.setdefault(install_key(install), []).append(install.label)
-    out = []
-    for (torch_dir, version), labels in groups.items():
-        if len(labels) > 1:
-            named = ", ".join(labels[:-1]) + f" and {labels[-1]}"
-            out.append(f"warning: --torch {named} are one install (torch {version}, Torch_DIR "
-                       f"{torch_dir}): the comparison is an A/A, the install against itself, not "
-                       "two PyTorch builds")
-    return out
 
 
 def gpu_needed(args, installs=None):
@@ -934,145 +435,6 @@ def tables(written):
     return out
 
 
-@contextlib.contextmanager
-def timed(clock, key):
-    """Adds the wall time of the block to clock[key], also when it is interrupted."""
-    start = time.monotonic()
-    try:
-        yield
-    finally:
-        clock[key] += time.monotonic() - start
-
-
-PROGRESS_EVERY_S = 10.0  # a build says where it is at least this often
-BUILD_STEP = re.compile(r"^\[\s*(\d+)\s*/\s*(\d+)\s*\]|^\[\s*(\d+)%\]")  # ninja's [37/95], make's [ 37%]
-
-
-class StepProgress:
-    """What a configure or build says while it runs: its latest step ("[37/95]" from ninja's
-    lines, "[37%]" from make's) and its time, at most once every `every` seconds, and as often
-    while it prints nothing (one long compile): "building cuda-12.4: [37/95] (1 min 5 s)",
-    "configuring cuda-12.4 ... (12 s)" before any step."""
-
-    def __init__(self, what, start, every=PROGRESS_EVERY_S):
-        self.what, self.start, self.every = what, start, every
-        self.said = start
-        self.step = None
-
-    def seen(self, line):
-        m = BUILD_STEP.match(line)
-        if m:
-            self.step = f"[{m.group(1)}/{m.group(2)}]" if m.group(1) else f"[{m.group(3)}%]"
-
-    def text(self, now):
-        took = fmt_duration(now - self.start)
-        return f"{self.what}: {self.step} ({took})" if self.step else f"{self.what} ... ({took})"
-
-    def due(self, now):
-        """The line to say now, or None where one was said less than `every` seconds ago."""
-        if now - self.said < self.every:
-            return None
-        self.said = now
-        return self.text(now)
-
-
-def run_step(cmd, progress, log, clock=time.monotonic):
-    """Runs cmd in the source folder, its output (stdout and stderr) into the open file log,
-    saying progress's lines on stderr as it goes; (exit status, its last 200 lines)."""
-    lines = queue.Queue()
-    tail = collections.deque(maxlen=200)
-    with subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          stdin=subprocess.DEVNULL, text=True, errors="replace") as proc, stoppable(proc):
-        def pump():  # a thread: the loop below speaks on time also while nothing is printed
-            for line in proc.stdout:
-                lines.put(line)
-            lines.put(None)
-        threading.Thread(target=pump, daemon=True).start()
-        try:
-            while True:
-                try:
-                    line = lines.get(timeout=min(1.0, progress.every))
-                except queue.Empty:
-                    line = ""
-                if line is None:
-                    break
-                if line:
-                    log.write(line)
-                    tail.append(line.rstrip("\n"))
-                    progress.seen(line)
-                text = progress.due(clock())
-                if text:
-                    say(text)
-        finally:
-            log.flush()
-    return proc.returncode, list(tail)
-
-
-def error_lines(tail, most=12):
-    """What a failed step's output says of why: from its first error line (ninja's "FAILED:",
-    "CMake Error", a compiler's "error"), at most `most` lines; else its last lines."""
-    first = next((i for i, line in enumerate(tail)
-                  if re.search(r"^FAILED:|^CMake Error|\berror\b", line)), None)
-    lines = tail[first:first + most] if first is not None else tail[-most:]
-    return [line for line in lines if line.strip()]
-
-
-def build_dir(build_root, preset):
-    return os.path.join(build_root, preset)
-
-
-# One build of the matrix: its name (a preset, or a --torch label: its result files' and its
-# progress lines'), its folder, its configure command, and what its result files' context adds.
-Build = collections.namedtuple("Build", "name folder configure context")
-
-
-def preset_builds(names, build_root):
-    """[Build] of the presets: each in build_root/<preset> (cmake --preset P -B there: the preset's
-    own binaryDir, build/<preset>, is left alone)."""
-    return [Build(p, build_dir(build_root, p), ["cmake", "--preset", p, "-B", build_dir(build_root, p)], {})
-            for p in names]
-
-
-def build_preset(preset, build_root):
-    """Configures and builds preset in build_root/<preset>; whether it built."""
-    return build_one(preset_builds([preset], build_root)[0])
-
-
-def build_one(build):
-    """Configures and builds one Build in its folder, saying its progress; whether it built."""
-    name, folder = build.name, build.folder
-    os.makedirs(folder, exist_ok=True)
-    log_path = os.path.join(folder, "run-matrix.log")
-    with open(log_path, "w", encoding="utf-8") as log:
-        for verb, done, cmd in (("configuring", "configured", build.configure),
-                                ("building", "built", ["cmake", "--build", folder])):
-            start = time.monotonic()
-            say(f"{verb} {name} ...")
-            log.write(f"$ {shlex.join(cmd)}\n")
-            log.flush()
-            code, tail = run_step(cmd, StepProgress(f"{verb} {name}", start), log)
-            took = fmt_duration(time.monotonic() - start)
-            if code != 0:
-                say(f"{name}: {shlex.join(cmd)} failed (exit {code}) after {took}; its whole "
-                    f"output: {log_path}")
-                for line in error_lines(tail):
-                    say(f"{name}:   {line}")
-                return False
-            say(f"{name}: {done} ({took})")
-    return True
-
-
-def build_all(names, clock, where=BUILD_ROOT):
-    """(names built, names failed), every build first: the runs then take turns. where: the
-    {name: Build} to make, or a build root (each name a preset, built in where/<preset>)."""
-    builds = where if isinstance(where, dict) else {b.name: b for b in preset_builds(names, where)}
-    failed, built = [], []
-    with timed(clock, "build"):
-        for name in names:
-            (built if build_one(builds[name]) else failed).append(name)
-    return built, failed
-
-
 def build_and_run(builds, args, clock):
     """Builds every Build, then runs their processes in turns, merges, tables, plots, reports."""
     folders = {b.name: b.folder for b in builds}
@@ -1125,4 +487,3 @@ def build_and_run(builds, args, clock):
     if len(written) > 1:
         failed += ["report"] if write_report(written, args.out_dir) is None else []
     return 1 if failed else 0
-

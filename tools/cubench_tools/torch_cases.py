@@ -7,7 +7,7 @@ op stands beside several of cubench's rows (reference_name). The parameters of a
 configuration's axis values; what PyTorch needs besides (conv's batch of 256, attention's 16384
 tokens) is not an axis of cubench's, and stays beside the op in torch_reference.py.
 """
-from .results import InputError
+from .input_error import InputError
 
 # sigmoid and svd time one PyTorch op beside each of cubench's kernels (variant) and cuSOLVER's
 # algorithms (algo): its name has "torch" in that axis's place.

@@ -45,7 +45,7 @@ import functools
 import math
 import statistics
 
-from .results import InputError
+from .input_error import InputError
 
 FASTER, SLOWER, SAME, TOO_NOISY = "faster", "slower", "same", "too noisy to tell"
 VERDICTS = (FASTER, SLOWER, SAME, TOO_NOISY)

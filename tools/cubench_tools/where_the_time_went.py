@@ -14,9 +14,12 @@ import json
 import os
 from collections import Counter, defaultdict
 
+from . import result_schema
 from . import results
+from . import row_outcome
+from . import tool_warnings
 from .cli import parser, run
-from .results import InputError
+from .input_error import InputError
 
 PARTS = (("setup_s", 1.0, "set-up s"), ("first_call_ms", 1e-3, "first call s"),
          ("validate_s", 1.0, "check s"), ("warmup_s", 1.0, "warm-up s"),
@@ -60,9 +63,9 @@ def first_repetitions(rows, schema=None):
     left out."""
     first = {}
     for row in rows:
-        if results.outcome(row, schema).status != results.MEASURED:
+        if row_outcome.outcome(row, schema).status != row_outcome.MEASURED:
             continue
-        name, spent = results.run_name(row), seconds(row)
+        name, spent = row_outcome.run_name(row), seconds(row)
         if name not in first:
             first[name] = spent
         else:
@@ -105,9 +108,9 @@ def partly_blank(first):
 
 def untimed_words(untimed):
     """The rows not timed, counted: "2 failed, 1 not run" (a skip is not a failure)."""
-    failed = sum(n for status, n in untimed.items() if status not in results.SKIPS)
+    failed = sum(n for status, n in untimed.items() if status not in row_outcome.SKIPS)
     said = [f"{failed} failed"] if failed else []
-    said += [f"{untimed[s]} {s.replace('_', ' ')}" for s in results.SKIPS if untimed.get(s)]
+    said += [f"{untimed[s]} {s.replace('_', ' ')}" for s in row_outcome.SKIPS if untimed.get(s)]
     return ", ".join(said) or "0 failed"
 
 
@@ -162,20 +165,20 @@ def read_rows(path):
     many rows} of the rows not timed); InputError for a file that is not a result file. A warning
     about the file (an interrupted run's) is said once the file has loaded: a refusal stays one
     line."""
-    with results.warnings_held():
+    with tool_warnings.warnings_held():
         data = results.read(path)
-        schema = results.schema_of(data["context"], path)
-        rows = list(filter(results.is_iteration, data["benchmarks"]))
+        schema = result_schema.schema_of(data["context"], path)
+        rows = list(filter(row_outcome.is_iteration, data["benchmarks"]))
     families, not_timed = {}, {}  # not_timed: {run name: the status of a repetition not timed}
     for row in rows:
-        o = results.outcome(row, schema)
-        families.setdefault(results.run_name(row), o.family)
-        if o.status != results.MEASURED:
-            not_timed.setdefault(results.run_name(row), o.status)
+        o = row_outcome.outcome(row, schema)
+        families.setdefault(row_outcome.run_name(row), o.family)
+        if o.status != row_outcome.MEASURED:
+            not_timed.setdefault(row_outcome.run_name(row), o.status)
     untimed = Counter(not_timed.values())
     if schema is None and not is_cubench_or_torch(data["context"], rows):
         exe = data["context"].get("executable", "")
-        raise InputError(f"{path}: a Google Benchmark file, but not cubench's (no {results.SCHEMA_FIELD}, "
+        raise InputError(f"{path}: a Google Benchmark file, but not cubench's (no {result_schema.SCHEMA_FIELD}, "
                          f"no row with cubench's samples, sample_cv or a part of its time, executable {json.dumps(exe)}): "
                          "where-the-time-went reads cubench's own timing counters")
     return data["context"], schema, first_repetitions(rows, schema), families, untimed

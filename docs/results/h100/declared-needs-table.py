@@ -24,7 +24,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools"))
-from cubench_tools import cli, results  # noqa: E402
+from cubench_tools import cli, input_error, result_schema, results  # noqa: E402
 
 MIB = 1 << 20
 
@@ -34,16 +34,16 @@ def declared(path):
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f, delimiter="\t"))
     except OSError as e:
-        raise results.InputError(f"cannot read {path}: {e.strerror}")
+        raise input_error.InputError(f"cannot read {path}: {e.strerror}")
     if not rows or "name" not in rows[0] or "device_bytes" not in rows[0]:
-        raise results.InputError(f"{path} is not cubench --cubench_list=needs output (no name and "
+        raise input_error.InputError(f"{path} is not cubench --cubench_list=needs output (no name and "
                                  "device_bytes header)")
     out = {}
     for row in rows:
         try:
             out[row["name"]] = int(row["device_bytes"])
         except (TypeError, ValueError):
-            raise results.InputError(f"{path}: {row.get('name')!r} has no whole number of bytes")
+            raise input_error.InputError(f"{path}: {row.get('name')!r} has no whole number of bytes")
     return out
 
 
@@ -51,7 +51,7 @@ def measured(path):
     """{configuration: (family, its largest peak over the repetitions)} of the rows measured (a
     skipped or failed row's figures are not a measurement)."""
     context, rows = results.load(path)
-    schema = results.schema_of(context, path)
+    schema = result_schema.schema_of(context, path)
     # The families' names, from the file's schema (a family's name may hold a '/').
     families = sorted(schema.families, key=len, reverse=True) if schema is not None else []
     out = {}
@@ -77,7 +77,7 @@ def mib(x):
 def main(argv):
     args = [a for a in argv if a != "--all"]
     if len(args) < 2:
-        raise results.InputError("usage: declared-needs-table.py NEEDS.txt [NEEDS.txt ...] "
+        raise input_error.InputError("usage: declared-needs-table.py NEEDS.txt [NEEDS.txt ...] "
                                  "RESULT.json [--all]")
     *listings, result = args
     needs = {}
@@ -87,7 +87,7 @@ def main(argv):
     rows = []
     for name, (family, peak) in peaks.items():
         if name not in needs:
-            raise results.InputError(f"{name} is in {result} but in no listing: the listing of "
+            raise input_error.InputError(f"{name} is in {result} but in no listing: the listing of "
                                      "another build?")
         rows.append((family, name, needs[name], peak))
     if "--all" not in argv:

@@ -12,7 +12,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools"))
-from cubench_tools import cli, results  # noqa: E402
+from cubench_tools import cli, input_error, results  # noqa: E402
 
 OVER = 1.03
 AGREE = 0.05
@@ -22,7 +22,7 @@ def main(argv):
     every = "--rows" in argv
     paths = [a for a in argv if a != "--rows"]
     if not paths:
-        raise results.InputError("want RESULT.json [RESULT.json ...] [--rows]")
+        raise input_error.InputError("want RESULT.json [RESULT.json ...] [--rows]")
     print("| file | row | window (s) | power_W | nvml_power_W | power_W / nvml_power_W | over the limit |")
     print("|---|---|---:|---:|---:|---:|---|")
     readings = over = apart = both = 0

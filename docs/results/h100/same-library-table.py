@@ -23,7 +23,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools"))
-from cubench_tools import cli, results, rows  # noqa: E402
+from cubench_tools import cli, input_error, results, rows  # noqa: E402
 
 BAR = 0.97
 
@@ -45,7 +45,7 @@ def fmt_ratio(x):
 
 def main(argv):
     if len(argv) != 2:
-        raise results.InputError("want CUBENCH.json PYTORCH.json")
+        raise input_error.InputError("want CUBENCH.json PYTORCH.json")
     _, ours = results.load(argv[0])
     _, theirs = results.load(argv[1])
     print("| row | cubench | PyTorch | PyTorch / cubench, time | SM clock, cubench / PyTorch | "
@@ -69,7 +69,7 @@ def main(argv):
         print(f"| `{short}` | {rows.time_text(r.median_time())} | {rows.time_text(t.median_time())} | "
               f"{fmt_ratio(time_ratio)} | {clocks} | {fmt_ratio(cycles_ratio)}{mark} | {capped} |")
     if not compared:
-        raise results.InputError(f"no row of {argv[0]} has its PyTorch peer in {argv[1]}")
+        raise input_error.InputError(f"no row of {argv[0]} has its PyTorch peer in {argv[1]}")
     print(f"\n{compared} rows set against PyTorch's; {len(under)} under {BAR} in cycles"
           + (f": {', '.join(under)}" if under else "") + ".")
     return 0

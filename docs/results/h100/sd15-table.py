@@ -21,7 +21,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools"))
-from cubench_tools import cli, results  # noqa: E402
+from cubench_tools import cli, input_error, results  # noqa: E402
 
 PREFIX, SUFFIX = "sd15/", "/manual_time"
 
@@ -71,7 +71,7 @@ def pair(a, b, digits):
 
 def main(argv):
     if len(argv) != 2:
-        raise results.InputError("want CUBENCH.json PYTORCH.json")
+        raise input_error.InputError("want CUBENCH.json PYTORCH.json")
     _, ours = results.load(argv[0])
     _, theirs = results.load(argv[1])
     print("| row | per image, ms | per step, ms | peak reserved, GiB | energy, J | "
@@ -91,7 +91,7 @@ def main(argv):
               f"{pair(mine[2], other[2], 2)} | {pair(mine[3], other[3], 1)} | "
               f"{t.median_time() / r.median_time():.2f} |")
     if not compared:
-        raise results.InputError(f"no sd15 row of {argv[0]} has its PyTorch peer in {argv[1]}")
+        raise input_error.InputError(f"no sd15 row of {argv[0]} has its PyTorch peer in {argv[1]}")
     print(f"\n{compared} sd15 rows set against PyTorch's "
           "(cubench / PyTorch in each cell, medians).")
     return 0

@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools"))
-from cubench_tools import cli, results  # noqa: E402
+from cubench_tools import cli, input_error, results, row_outcome  # noqa: E402
 
 MIB = 1 << 20
 
@@ -29,7 +29,7 @@ def load(path):
             peaks = r.counters.get("peak_allocated_bytes")
             if peaks:
                 out[name] = max(peaks)
-        elif r.status not in results.SKIPS:
+        elif r.status not in row_outcome.SKIPS:
             out[name] = "error"
     return out
 
@@ -43,7 +43,7 @@ def cell(rows, name):
 
 def main(argv):
     if len(argv) != 2:
-        raise results.InputError("usage: transformer-memory-table.py CUBENCH.json PYTORCH.json")
+        raise input_error.InputError("usage: transformer-memory-table.py CUBENCH.json PYTORCH.json")
     cubench, pytorch = load(argv[0]), load(argv[1])
     print("| mode | batch | cubench, module's attention (MiB) | cubench, SDPA (MiB) | PyTorch nn.Transformer (MiB) |")
     print("|---|---:|---:|---:|---:|")

@@ -34,9 +34,12 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools"))
 from cubench_tools import cli  # noqa: E402
-from cubench_tools import report  # noqa: E402
+from cubench_tools import report_builds  # noqa: E402
+from cubench_tools import report_words  # noqa: E402
 from cubench_tools import verdicts  # noqa: E402
-from cubench_tools.results import InputError, Result, family_and_axes, load, merged_schema  # noqa: E402
+from cubench_tools.input_error import InputError  # noqa: E402
+from cubench_tools.result_schema import family_and_axes, merged_schema  # noqa: E402
+from cubench_tools.results import Result, load  # noqa: E402
 
 PROG = "docs/results/h200/articles-claims-table.py"
 TOOLKITS = ("11.8", "12.4", "13.0")
@@ -74,7 +77,7 @@ def labelled_paths(specs):
     want = f"want {' '.join(f'{t}=RESULT.json' for t in TOOLKITS)}"
     paths = {}
     for spec in specs:
-        label, path = report.label_and_path(spec)
+        label, path = report_builds.label_and_path(spec)
         if label not in TOOLKITS:
             raise InputError(f"'{spec}': {want} (a label per toolkit)")
         if label in paths:
@@ -87,9 +90,9 @@ def labelled_paths(specs):
 
 
 def load_builds(specs):
-    """The three files as report.Build (label, context, rows, not_built, not_run), oldest first."""
+    """The three files as report_builds.Build (label, context, rows, not_built, not_run), oldest first."""
     paths = labelled_paths(specs)
-    return [report.Build(t, paths[t], *load(paths[t])) for t in TOOLKITS]
+    return [report_builds.Build(t, paths[t], *load(paths[t])) for t in TOOLKITS]
 
 
 # --- the claims -------------------------------------------------------------------------------------
@@ -212,11 +215,11 @@ class Cell:
 
 def fmt_value(value, measure):
     if measure == TIME:
-        return report.fmt_time(value)
+        return report_words.fmt_time(value)
     if measure.endswith("_ms"):
-        return report.fmt_time(value * 1e3)
+        return report_words.fmt_time(value * 1e3)
     if measure.endswith("_bytes"):
-        return report.fmt_bytes(value)
+        return report_words.fmt_bytes(value)
     return f"{value:.4g}"
 
 
@@ -282,9 +285,9 @@ def holds(claim, steps):
     tally = ((verdicts.SAME, counted(judged, verdicts.SAME)), (opposite(claimed), against),
              (verdicts.TOO_NOISY, noisy))
     others = ", ".join(f"{word} in {n}" for word, n in tally if n)
-    measured = f"{report.rows_word(len(judged))} measured at {old} {ARROW} {new}"
+    measured = f"{report_words.rows_word(len(judged))} measured at {old} {ARROW} {new}"
     # Rows left out are said, so that a yes over one row of three is not read as a yes over three.
-    left_out = (f"; {report.rows_word(len(unmeasured))} not measured in both ({reasons_text(unmeasured)})"
+    left_out = (f"; {report_words.rows_word(len(unmeasured))} not measured in both ({reasons_text(unmeasured)})"
                 if unmeasured else "")
     if agree == len(judged):
         return "yes", f"{claimed} in {agree} of {measured}{left_out}"

@@ -15,7 +15,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools"))
-from cubench_tools import cli, results  # noqa: E402
+from cubench_tools import cli, input_error, results  # noqa: E402
 
 MIB = 1 << 20
 ELEMENT = {"fp32": 4, "fp64": 8, "bf16": 2, "fp16": 2, "tf32": 4, "fp8": 1}
@@ -53,7 +53,7 @@ def operands(name):
 
 def main(argv):
     if len(argv) not in (1, 2):
-        raise results.InputError("want CUBENCH.json [PYTORCH.json]")
+        raise input_error.InputError("want CUBENCH.json [PYTORCH.json]")
     cubench, pytorch = rows(argv[0]), rows(argv[1]) if len(argv) > 1 else {}
     print("| row | peak (MiB; LibTorch's: allocated) | most in use (MiB) | operands (MiB) | peak less operands (MiB) |"
           " PyTorch's max_memory_allocated (MiB) |")

@@ -9,7 +9,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools"))
-from cubench_tools import cli, results  # noqa: E402
+from cubench_tools import cli, input_error, results, row_outcome  # noqa: E402
 
 FIGURES = re.compile(r"reconstruction ([-\d.e+naif]+), orthogonality ([-\d.e+naif]+), "
                      r"singular values ([-\d.e+naif]+) against")
@@ -18,7 +18,7 @@ COUNTERS = ("recon_error", "ortho_error", "sigma_error")
 
 def main(argv):
     if not argv:
-        raise results.InputError("want svd-seed-*.json (the files in svd-accuracy.tgz)")
+        raise input_error.InputError("want svd-seed-*.json (the files in svd-accuracy.tgz)")
     rows = defaultdict(list)  # name -> [(seed, recon, ortho, sigma, passed)]
     for path in argv:
         context, loaded = results.load(path)
@@ -28,10 +28,10 @@ def main(argv):
             if r.measured():
                 missing = [c for c in COUNTERS if c not in r.counters]
                 if missing:
-                    raise results.InputError(f"{path}: {run_name} has no {', '.join(missing)}")
+                    raise input_error.InputError(f"{path}: {run_name} has no {', '.join(missing)}")
                 for figures in zip(*(r.counters[c] for c in COUNTERS)):  # one per repetition
                     rows[name].append((seed, *figures, True))
-            elif r.status not in results.SKIPS:
+            elif r.status not in row_outcome.SKIPS:
                 m = FIGURES.search(r.message or "")
                 figures = tuple(float(x) for x in m.groups()) if m else (float("nan"),) * 3
                 rows[name].append((seed, *figures, False))

@@ -25,7 +25,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(DATA, "..", "..", "tools"))
-from cubench_tools import results  # noqa: E402
+from cubench_tools import result_schema, row_outcome  # noqa: E402
 
 # The check behind each converted failed row (a version-3 row's failed_check note names it).
 CHECKS = {"svd/gesvdp/fp32/2048/manual_time": "singular values against fp64 gesvd"}
@@ -42,12 +42,12 @@ def write(path, doc):
 def converted(source):
     with open(source) as f:
         doc = json.load(f)
-    old = results.schema_of(doc["context"], source)
-    schema = json.loads(doc["context"][results.SCHEMA_FIELD])
+    old = result_schema.schema_of(doc["context"], source)
+    schema = json.loads(doc["context"][result_schema.SCHEMA_FIELD])
     schema["version"] = 3
-    doc["context"][results.SCHEMA_FIELD] = json.dumps(schema, separators=(",", ":"))
+    doc["context"][result_schema.SCHEMA_FIELD] = json.dumps(schema, separators=(",", ":"))
     for row in doc["benchmarks"]:
-        o = results.legacy_outcome(row, old)
+        o = row_outcome.legacy_outcome(row, old)
         notes = o.notes
         if o.status == "wrong_result":
             check = CHECKS[row["name"]]
@@ -169,7 +169,7 @@ def rows_of(build):
         if isinstance(spec[0], str):  # not measured: a skip or an error, every repetition
             status, reason, notes = spec
             message = f"{base}: {WORDS[status]}{reason}"
-            said = ({"skipped": True, "skip_message": message} if status in results.SKIPS
+            said = ({"skipped": True, "skip_message": message} if status in row_outcome.SKIPS
                     else {"error_occurred": True, "error_message": message})
             for i in range(REPETITIONS):
                 out.append(dict(gb, repetition_index=i, iterations=0, real_time=0, cpu_time=0, time_unit="us",
@@ -207,7 +207,7 @@ def run_file(build, toolkit, cublas):
                "executable": f"build/cuda-{toolkit}/cubench", "cuda_toolkit": toolkit, "cublas": cublas,
                "gpu": "NVIDIA H100 80GB HBM3", "gpu_other_processes_at_start": "0", "library_build_type": "release",
                "note": "hand-made test data for the tools (schema version 3), not a measurement",
-               results.SCHEMA_FIELD: json.dumps(SCHEMA, separators=(",", ":"))}
+               result_schema.SCHEMA_FIELD: json.dumps(SCHEMA, separators=(",", ":"))}
     return {"context": context, "benchmarks": rows_of(build)}
 
 
