@@ -60,8 +60,10 @@ def build_dir(build_root, preset):
 
 
 # One build of the matrix: its name (a preset, or a --torch label: its result files' and its
-# progress lines'), its folder, its configure command, and what its result files' context adds.
-Build = collections.namedtuple("Build", "name folder configure context")
+# progress lines'), its folder, its configure command, what its result files' context adds, and
+# steps after the build (verb, done, command): a PyTorch install's compiled rows' packages. A step
+# after that fails is said, and the build still runs (those rows are then left out, saying why).
+Build = collections.namedtuple("Build", "name folder configure context after", defaults=((),))
 
 
 def preset_builds(names, build_root):
@@ -97,6 +99,20 @@ def build_one(build):
                     say(f"{name}:   {line}")
                 return False
             say(f"{name}: {done} ({took})")
+        for verb, done, cmd in build.after:
+            start = time.monotonic()
+            say(f"{verb} {name} ...")
+            log.write(f"$ {shlex.join(cmd)}\n")
+            log.flush()
+            code, tail = run_step(cmd, StepProgress(f"{verb} {name}", start), log)
+            took = fmt_duration(time.monotonic() - start)
+            if code != 0:
+                say(f"{name}: {shlex.join(cmd)} failed (exit {code}) after {took}, its rows run "
+                    f"without it; its whole output: {log_path}")
+                for line in error_lines(tail):
+                    say(f"{name}:   {line}")
+            else:
+                say(f"{name}: {done} ({took})")
     return True
 
 

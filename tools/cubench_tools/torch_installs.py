@@ -320,6 +320,9 @@ def torch_toolkits(installs, known):
         raise InputError("; ".join(missing))
 
 
+AOTI_EXPORT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "aoti_export.py")
+
+
 def torch_builds(installs, build_root):
     """[Build] of the installs: each in build_root/torch-<LABEL>, with its preset and LibTorch."""
     builds = []
@@ -331,7 +334,13 @@ def torch_builds(installs, build_root):
             cmd.append(f"-DCUDA_TOOLKIT_ROOT_DIR={os.path.dirname(os.path.dirname(install.nvcc))}")
         if install.cudnn_root():
             cmd.append(f"-DCUDNN_ROOT={install.cudnn_root()}")
-        builds.append(Build(install.label, folder, cmd, install.context()))
+        # A python install with CUDA makes its own compiled rows' packages, into the folder its
+        # build looks in (a package runs only under the PyTorch that made it).
+        after = ()
+        if install.kind == "python" and install.cuda:
+            after = (("making the AOTInductor packages of", "packages made",
+                      [install.path, AOTI_EXPORT, "--out", os.path.join(folder, "aoti")]),)
+        builds.append(Build(install.label, folder, cmd, install.context(), after))
     return builds
 
 
