@@ -53,8 +53,11 @@ build and whose LibTorch families are then the CPU ones), in DIR/torch-<LABEL>:
 LibTorch whose TorchConfig looks for CUDA with FindCUDA, which would otherwise take the nvcc on
 PATH; the wheel's cuDNN where it bundles one with its headers, the one LibTorch loads anyway, as
 tools/gpu-session.sh does). TORCH_CUDA_ARCH_LIST from the environment reaches TorchConfig (e.g.
-9.0: else a CUDA LibTorch may add every architecture it was built for to the CUDA flags). Then the
-processes of the labels take turns, and the merge, tables, plots and report follow as for
+9.0: else a CUDA LibTorch may add every architecture it was built for to the CUDA flags). A python
+install with CUDA then makes its compiled rows' AOTInductor packages with its own torch
+(`<its python> tools/aoti_export.py --out DIR/torch-<LABEL>/aoti`: docs/compiled.md), so each
+build's compiled rows are its own PyTorch's (where that fails, they are left out, saying why). Then
+the processes of the labels take turns, and the merge, tables, plots and report follow as for
 toolkits, each file named and labelled by its LABEL (results/<LABEL>.json, the first --torch the
 base); each result's context names its install ("torch_install") and records its version,
 CUDA and Torch_DIR's real path ("torch_version", "torch_cuda", "torch_dir"), by which the tables
