@@ -17,7 +17,7 @@
 #include "fixtures/detail/report/conditions.h"
 #include "fixtures/detail/report/console_table.h"
 #include "fixtures/detail/report/result_json.h"
-#include "fixtures/detail/report/row_report.h"
+#include "fixtures/detail/report/row.h"
 #include "fixtures/detail/report/run_log.h"
 #include "fixtures/detail/support/compat/benchmark_compat.h"
 #include "fixtures/detail/timing/stopping.h"
