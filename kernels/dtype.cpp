@@ -1,12 +1,6 @@
 #include "kernels/dtype.h"
 
-#include <stdexcept>
-
 namespace cubench {
-namespace {
-constexpr DType kAll[] = {DType::fp64, DType::fp32, DType::tf32,
-                          DType::fp16, DType::bf16, DType::fp8_e4m3};
-}
 
 std::string_view dtype_name(DType t) {
   switch (t) {
@@ -24,14 +18,6 @@ std::string_view dtype_name(DType t) {
       return "fp8";
   }
   return "unknown";
-}
-
-DType parse_dtype(std::string_view name) {
-  for (DType t : kAll)
-    if (dtype_name(t) == name) return t;
-  std::string known;
-  for (DType t : kAll) known += (known.empty() ? "" : ", ") + std::string(dtype_name(t));
-  throw std::invalid_argument("unknown dtype '" + std::string(name) + "' (known: " + known + ")");
 }
 
 std::size_t dtype_bytes(DType t) {

@@ -6,36 +6,6 @@
 namespace cubench {
 namespace {
 
-constexpr int kThreads = 256;
-
-template <typename T>
-__global__ void gemm_tn_kernel(const T* a, const T* b, int k, const int* rows, const int* cols,
-                               double* ref, double* scale) {
-  __shared__ double sum[kThreads], abs_sum[kThreads];
-  const T* a_col = a + std::size_t(rows[blockIdx.x]) * k;
-  const T* b_col = b + std::size_t(cols[blockIdx.x]) * k;
-  double s = 0, s_abs = 0;
-  for (int i = threadIdx.x; i < k; i += kThreads) {
-    double p = load_double(a_col, i) * load_double(b_col, i);
-    s += p;
-    s_abs += fabs(p);
-  }
-  sum[threadIdx.x] = s;
-  abs_sum[threadIdx.x] = s_abs;
-  __syncthreads();
-  for (int stride = kThreads / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) {
-      sum[threadIdx.x] += sum[threadIdx.x + stride];
-      abs_sum[threadIdx.x] += abs_sum[threadIdx.x + stride];
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) {
-    ref[blockIdx.x] = sum[0];
-    scale[blockIdx.x] = abs_sum[0];
-  }
-}
-
 template <typename T>
 __global__ void to_double_kernel(const T* src, double* dst, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
@@ -188,16 +158,6 @@ void check_elements(DType t, const void* got, const double* ref, const double* s
     using T = decltype(tag);
     check_elements_kernel<T><<<4096, 256, 0, stream>>>(static_cast<const T*>(got), ref, scale, n,
                                                        rel_tol, scale_tol, result);
-  });
-}
-
-void reference_gemm_tn(DType in, const void* a, const void* b, int k, const int* rows,
-                       const int* cols, int count, double* ref, double* scale,
-                       cudaStream_t stream) {
-  dispatch_dtype(in, [&](auto tag) {
-    using T = decltype(tag);
-    gemm_tn_kernel<T><<<count, kThreads, 0, stream>>>(
-        static_cast<const T*>(a), static_cast<const T*>(b), k, rows, cols, ref, scale);
   });
 }
 

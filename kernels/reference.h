@@ -10,12 +10,6 @@
 
 namespace cubench {
 
-// For `count` sampled positions (rows[i], cols[i]) of C = A^T B, with A stored k x m and B k x n
-// (column-major, leading dimension k): ref[i] = sum_k A(k,row) B(k,col) and
-// scale[i] = sum_k |A(k,row) B(k,col)|, in double. rows, cols, ref, scale are device pointers.
-void reference_gemm_tn(DType in, const void* a, const void* b, int k, const int* rows,
-                       const int* cols, int count, double* ref, double* scale, cudaStream_t stream);
-
 void convert_to_double(DType t, const void* src, double* dst, std::size_t n, cudaStream_t stream);
 
 // p[i] = p[i] * factor + offset (one element, stored as t): a planted fault for the checks' own

@@ -53,10 +53,6 @@ __global__ void __launch_bounds__(kThreads) sigmoid_vectorized(const T* x, T* y,
 
 }  // namespace
 
-std::string_view sigmoid_variant_name(SigmoidVariant v) {
-  return v == SigmoidVariant::naive ? "naive" : "vectorized";
-}
-
 bool launch_sigmoid(SigmoidVariant variant, DType t, const void* x, void* y, std::size_t n,
                     cudaStream_t stream) {
   if (t != DType::fp32 && t != DType::fp16 && t != DType::bf16) return false;

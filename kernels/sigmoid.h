@@ -14,8 +14,6 @@ namespace cubench {
 
 enum class SigmoidVariant { naive, vectorized };
 
-std::string_view sigmoid_variant_name(SigmoidVariant v);
-
 // x and y must be 16-byte aligned for the vectorized variant (every pool allocation is); fp32,
 // fp16 and bf16 only. Returns false (launching nothing) for an unsupported dtype.
 bool launch_sigmoid(SigmoidVariant variant, DType t, const void* x, void* y, std::size_t n,

@@ -169,7 +169,7 @@ TEST(Axis, AnEnumAxisIsReadAsItsEnumOnly) {
   FamilyInfo f;
   f.name = "toy";
   f.axes = *axes;
-  EXPECT_NE(schema_json({f}, {}).find("{\"name\": \"pass\", \"kind\": \"string\"}"),
+  EXPECT_NE(one_line(schema({f}, {})).find("{\"name\": \"pass\", \"kind\": \"string\"}"),
             std::string::npos);
 }
 
@@ -230,11 +230,12 @@ TEST(Schema, DescribesFamiliesAxesAndCountersAsJsonText) {
   f.size_axis = "bytes";
   f.library = "nccl";
   f.timer = Timer::host_clock;
-  const std::string json = schema_json({f}, {{"widgets", "widget/s", Better::higher, "how many"}});
+  const std::string json =
+      one_line(schema({f}, {{"widgets", "widget/s", Better::higher, "how many"}}));
   EXPECT_EQ(json,
             "{\"version\": 3, \"counters\": {\"widgets\": {\"unit\": \"widget/s\", \"better\": "
             "\"higher\", \"description\": \"how many\"}}, \"families\": {\"toy/\\\"quoted\\\"\": "
-            "{\"description\": \"back\\\\slash\\u000anewline\", \"axes\": [{\"name\": \"dtype\", "
+            "{\"description\": \"back\\\\slash\\nnewline\", \"axes\": [{\"name\": \"dtype\", "
             "\"kind\": \"dtype\"}, {\"name\": \"bytes\", \"kind\": \"pow2\"}], "
             "\"main_counter\": \"widgets\", \"size_axis\": \"bytes\", \"library\": \"nccl\", "
             "\"timer\": \"host_clock\", \"counters\": [\"widgets\"]}}}");

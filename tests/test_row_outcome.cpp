@@ -17,7 +17,7 @@
 #include "fixtures/detail/report/conditions.h"
 #include "fixtures/detail/report/console_table.h"
 #include "fixtures/detail/report/result_json.h"
-#include "fixtures/detail/report/row_report.h"
+#include "fixtures/detail/report/row.h"
 #include "fixtures/detail/report/run_log.h"
 #include "fixtures/detail/support/compat/benchmark_compat.h"
 #include "fixtures/detail/timing/stopping.h"
@@ -180,7 +180,7 @@ TEST(RowOutcome, ASkipsErrorFieldsAreNamedAsASkip) {
   // As Google Benchmark marks them: 1.7 has no skip, an error for both.
   mark_run_failed(s, "s: not supported", /*skip=*/true);
   mark_run_failed(e, "e: wrong", /*skip=*/false);
-  const std::string s_row = json_row_members(s), e_row = json_row_members(e);
+  const std::string s_row = member_lines(json_row(s), 6), e_row = member_lines(json_row(e), 6);
   EXPECT_NE(s_row.find("\"skipped\": true,\n      \"skip_message\": \"s: not supported\",\n"),
             std::string::npos)
       << s_row;

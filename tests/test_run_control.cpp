@@ -25,7 +25,7 @@
 #include "fixtures/detail/report/conditions.h"
 #include "fixtures/detail/report/energy_meter.h"
 #include "fixtures/detail/report/progress.h"
-#include "fixtures/detail/report/reported_row.h"
+#include "fixtures/detail/report/row_lookup.h"
 #include "fixtures/detail/run/options.h"
 #include "fixtures/detail/run/runner.h"
 #include "fixtures/detail/timing/stopping.h"
