@@ -46,8 +46,9 @@ ncclDataType_t nccl_type(DType t) {
 // process, global rank = the MPI rank.
 class NcclWorld {
  public:
-  static NcclWorld& get(int primary) {
-    static NcclWorld* world = new NcclWorld(primary);
+  // gpus: --cubench_gpus (0: all visible), the run's for as long as the communicators live.
+  static NcclWorld& get(int primary, int gpus) {
+    static NcclWorld* world = new NcclWorld(primary, gpus);
     return *world;
   }
   int local_count() const { return static_cast<int>(devices_.size()); }
@@ -57,7 +58,7 @@ class NcclWorld {
   ncclComm_t comm(int local) const { return comms_[local]; }
 
  private:
-  explicit NcclWorld(int primary) {
+  NcclWorld(int primary, int gpus) {
     World& w = world();
     devices_.push_back(primary);
     if (w.size() > 1) {
@@ -74,7 +75,7 @@ class NcclWorld {
     }
     int visible = 0;
     CUBENCH_CUDA(cudaGetDeviceCount(&visible));
-    int wanted = run_settings().gpus == 0 ? visible : run_settings().gpus;
+    int wanted = gpus == 0 ? visible : gpus;
     if (wanted > visible)
       throw Error("--cubench_gpus=" + std::to_string(wanted) + " but only " +
                   std::to_string(visible) + " GPU(s) are visible");
@@ -101,7 +102,7 @@ class AllReduce final : public BenchmarkCase {
   }
 
   void setup(Env& env) override {
-    world_ = &NcclWorld::get(env.device());
+    world_ = &NcclWorld::get(env.device(), env.settings().gpus);
     count_ = bytes_ / dtype_bytes(t_);
     // Every rank must regenerate every rank's input for the check: one seed for the run.
     std::uint64_t seed = env.fresh_seed();
@@ -250,16 +251,17 @@ class AllReduce final : public BenchmarkCase {
   cudaEvent_t go_ = nullptr;
 };
 
-// The GPUs a collective of this run spans: one per rank under MPI, else --cubench_gpus (0: all
-// visible). Asked when the run starts; 1 where no GPU can be counted (listing without a driver).
-int collective_gpus() {
+// The GPUs a collective of this run spans: one per rank under MPI, else --cubench_gpus (`gpus`, 0:
+// all visible). Asked when the run is planned; 1 where no GPU can be counted (listing without a
+// driver).
+int collective_gpus(int gpus) {
   if (world().size() > 1) return world().size();
   int visible = 0;
   if (cudaGetDeviceCount(&visible) != cudaSuccess) {
     cudaGetLastError();  // clear it: this was a question, not a failure
     return 1;
   }
-  return run_settings().gpus == 0 ? visible : std::min(run_settings().gpus, visible);
+  return gpus == 0 ? visible : std::min(gpus, visible);
 }
 
 void register_allreduce() {
@@ -278,8 +280,8 @@ void register_allreduce() {
       .size_axis("bytes")
       // Default run on one GPU, where NCCL moves no data between GPUs: its latency (8 B) and its
       // copy (1 GiB), bf16 out of place. Across GPUs, the whole sweep.
-      .default_suite([](const Point& p) {
-        if (collective_gpus() > 1) return true;
+      .default_suite([](const Point& p, const RunSettings& run) {
+        if (collective_gpus(run.gpus) > 1) return true;
         const std::int64_t bytes = p.get_int("bytes");
         return p.get_dtype() == DType::bf16 && !p.get_bool("placement", "inplace") &&
                (bytes == 8 || bytes == std::int64_t{1} << 30);

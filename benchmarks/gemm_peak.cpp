@@ -89,7 +89,7 @@ class GemmPeak final : public Gemm {
 void GemmPeak::search(Env& env) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
-  const double box = run_settings().search_seconds;
+  const double box = env.settings().search_seconds;
   auto seconds_since_start = [&] {
     return std::chrono::duration<double>(Clock::now() - start).count();
   };

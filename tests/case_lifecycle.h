@@ -23,8 +23,8 @@ namespace cubench {
 
 // The registered case named `name` (as registered: "svd/gesvd/fp32/4096", no "/manual_time");
 // nullptr, with a test failure, where this build has none.
-inline const Spec* find_case(const std::string& name) {
-  for (const Spec& s : registered_cases())
+inline const Spec* find_spec(const std::string& name) {
+  for (const Spec& s : registered_specs())
     if (s.name == name) return &s;
   ADD_FAILURE() << name << " is not registered in this build";
   return nullptr;

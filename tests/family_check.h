@@ -53,7 +53,7 @@ inline std::map<std::string, std::vector<const Spec*>> test_cases_by_family(
 inline std::vector<std::string> families_with_cases(bool on_gpu) {
   const auto wanted = variant_filter();
   std::set<std::string> names;
-  for (const Spec& s : registered_cases())
+  for (const Spec& s : registered_specs())
     if (s.needs_gpu() == on_gpu && wanted(s)) names.insert(s.family);
   return {names.begin(), names.end()};
 }
@@ -78,17 +78,17 @@ inline bool family_has_no_result(const std::string& family) { return family == "
 
 // A family that searches in its set-up (gemm_peak) searches for --cubench_search_seconds, 60 s
 // in a run: here the checks are of what the search found, not of how far it got, so a short box.
-inline void bound_set_up_searches() {
-  Options o = options();
-  o.search_seconds = 0.5;
-  set_options(o);
+inline RunSettings bounded_set_up_searches() {
+  RunSettings settings;
+  settings.search_seconds = 0.5;
+  return settings;
 }
 
 // Runs one family's check at each variant's test size (smallest, or largest: smallest_cases.h);
 // failures are Google Test failures. Returns how many variants were checked both ways (accepted,
 // then their planted fault caught).
 inline int check_family_at_its_test_sizes(const std::string& family, bool on_gpu) {
-  bound_set_up_searches();
+  const RunSettings settings = bounded_set_up_searches();
   std::map<std::string, std::string> left_out;
   const auto by_family = test_cases_by_family(on_gpu, &left_out);
   bool any_left_out = false;
@@ -108,7 +108,8 @@ inline int check_family_at_its_test_sizes(const std::string& family, bool on_gpu
     SCOPED_TRACE(spec->name);
     const auto start = std::chrono::steady_clock::now();
     const std::uint64_t seed = case_seed(spec->name, Options{}.seed);
-    std::unique_ptr<Env> env = on_gpu ? std::make_unique<Env>(0, seed) : Env::host_only(seed);
+    std::unique_ptr<Env> env =
+        on_gpu ? std::make_unique<Env>(0, seed, settings) : Env::host_only(seed, settings);
     auto work = spec->make();
     // Set-up and one run as the runner makes them; then the check must accept that result, and
     // reject it with the case's fault planted, by the check the case names (case_lifecycle.h).
@@ -205,7 +206,7 @@ inline void expect_a_check_test_per_family(const std::string& suite, bool on_gpu
                                            std::size_t min_families) {
   if (variants_narrowed()) CUBENCH_GPU_SKIP("CUBENCH_TEST_VARIANTS narrows the families");
   std::set<std::string> families;
-  for (const Spec& s : registered_cases())
+  for (const Spec& s : registered_specs())
     if (s.needs_gpu() == on_gpu) families.insert(family_test_name(s.family));
   EXPECT_EQ(instantiated_family_tests(suite), families);
   EXPECT_GE(families.size(), min_families);

@@ -68,8 +68,8 @@ inline std::string left_out_on_test_gpu(const Spec& s) {
 inline std::set<std::string> variants_in_default_suite(
     bool on_gpu, const std::function<bool(const Spec&)>& wanted) {
   std::set<std::string> out;
-  for (const Spec& s : registered_cases())
-    if (s.needs_gpu() == on_gpu && wanted(s) && (!s.in_default_suite || s.in_default_suite()))
+  for (const Spec& s : registered_specs())
+    if (s.needs_gpu() == on_gpu && wanted(s) && s.in_default(RunSettings{}))
       out.insert(s.variant());
   return out;
 }
@@ -84,12 +84,11 @@ inline std::map<std::string, const Spec*> test_case_of_each_variant(
   const bool largest = testing_largest_sizes();
   const std::set<std::string> in_default =
       largest ? variants_in_default_suite(on_gpu, wanted) : std::set<std::string>{};
-  for (const Spec& s : registered_cases()) {
+  for (const Spec& s : registered_specs()) {
     if (s.needs_gpu() != on_gpu || !wanted(s)) continue;
     // Largest: of the default suite's where the variant has any there (a configuration only the
     // full suite times is then no candidate), else of all of its configurations.
-    if (largest && in_default.count(s.variant()) && s.in_default_suite && !s.in_default_suite())
-      continue;
+    if (largest && in_default.count(s.variant()) && !s.in_default(RunSettings{})) continue;
     if (const std::string why = left_out_on_test_gpu(s); !why.empty()) {
       reasons.emplace(s.variant(), why);
       continue;
@@ -106,7 +105,7 @@ inline std::map<std::string, const Spec*> test_case_of_each_variant(
 // The smallest of each variant, whatever the GPU admits (the registry's own tests).
 inline std::map<std::string, const Spec*> smallest_of_each_variant(bool on_gpu) {
   std::map<std::string, const Spec*> smallest;
-  for (const Spec& s : registered_cases()) {
+  for (const Spec& s : registered_specs()) {
     if (s.needs_gpu() != on_gpu) continue;
     auto& slot = smallest[s.variant()];
     if (!slot || s.size < slot->size) slot = &s;

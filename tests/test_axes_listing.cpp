@@ -17,7 +17,7 @@ constexpr EnumName<Pass> kPasses[] = {{Pass::fwd, "fwd"}, {Pass::fwd_bwd, "fwd_b
 Spec spec_at(const std::string& family, std::shared_ptr<const std::vector<Axis>> axes,
              std::vector<std::size_t> chosen, bool in_default = true) {
   Spec s;
-  if (!in_default) s.in_default_suite = [] { return false; };
+  if (!in_default) s.in_default_suite = [](const RunSettings&) { return false; };
   s.family = family;
   s.point = Point(std::move(axes), std::move(chosen));
   s.name = family;
@@ -34,14 +34,14 @@ TEST(AxesListing, SaysEachConfigurationsAxesAsDeclared) {
                                    spec_at("torch/attention", attention, {1, 1}, false),
                                    spec_at("launch/empty", nullptr, {})};
   const std::vector<const Spec*> suite = every_spec(specs);
-  EXPECT_EQ(axes_listing(suite),
+  EXPECT_EQ(axes_listing(suite, RunSettings{}),
             "{\"name\": \"gemm/bf16/4096/2048\", \"family\": \"gemm\", \"default_suite\": true, "
             "\"axes\": {\"dtype\": \"bf16\", \"m\": 4096, \"n\": 2048}}\n"
             "{\"name\": \"torch/attention/fwd_bwd/a\\\"b\", \"family\": \"torch/attention\", "
             "\"default_suite\": false, \"axes\": {\"pass\": \"fwd_bwd\", \"mask\": \"a\\\"b\"}}\n"
             "{\"name\": \"launch/empty\", \"family\": \"launch/empty\", \"default_suite\": true, "
             "\"axes\": {}}\n");
-  EXPECT_EQ(axes_listing({}), "");
+  EXPECT_EQ(axes_listing({}, RunSettings{}), "");
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ using testing_support::nothing;
 
 std::vector<std::string> names_of(const std::string& family) {
   std::vector<std::string> out;
-  for (const Spec& s : registered_cases())
+  for (const Spec& s : registered_specs())
     if (s.family == family) out.push_back(s.name);
   return out;
 }
@@ -84,7 +84,7 @@ TEST(Family, SpecCarriesTimerSamplingSizeAndVariant) {
       .make(nothing())
       .add();
   const Spec* spec = nullptr;
-  for (const Spec& s : registered_cases())
+  for (const Spec& s : registered_specs())
     if (s.family == "contract_test/spec") spec = &s;
   ASSERT_NE(spec, nullptr);
   EXPECT_FALSE(spec->needs_gpu());

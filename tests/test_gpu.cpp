@@ -187,7 +187,7 @@ TEST(Kernels, SvdBoundCatchesAnOrderedFaultAtTheLargestSize) {
   CUBENCH_REQUIRE_GPU();
   for (const char* name : {"svd/gesvd/fp32/4096", "svd/gesvdj/fp32/4096"}) {
     SCOPED_TRACE(name);
-    const Spec* spec = find_case(name);
+    const Spec* spec = find_spec(name);
     ASSERT_NE(spec, nullptr);
     Env env(0, case_seed(spec->name, Options{}.seed));
     auto work = spec->make();
@@ -236,13 +236,13 @@ TEST(Harness, OutOfMemoryIsAnErrorNamingTheBytes) {
 // the limit (as a GPU of that size would), and takes one that stays under it.
 TEST(Harness, PoolRefusesPastTheMemoryLimit) {
   CUBENCH_REQUIRE_GPU();
-  Env env(0);
+  CUBENCH_CUDA(cudaSetDevice(0));
+  CUBENCH_CUDA(cudaFree(nullptr));  // the context first, so the limit counts it
   std::size_t free_bytes = 0, total = 0;
   CUBENCH_CUDA(cudaMemGetInfo(&free_bytes, &total));
-  struct LimitGuard {
-    ~LimitGuard() { set_device_memory_limit(0); }
-  } guard;
-  set_device_memory_limit(total - free_bytes + (std::uint64_t{64} << 20));
+  RunSettings limited;
+  limited.memory_limit = total - free_bytes + (std::uint64_t{64} << 20);
+  Env env(0, 0, limited);
   try {
     DeviceBuffer b = env.alloc(std::size_t{128} << 20);
     FAIL() << "allocated 128 MiB with 64 MiB left under the limit";
@@ -280,7 +280,7 @@ TEST(Harness, PoolHighWaterAndFragmentation) {
 // (the check run inside the peaks) shows the check's buffers would be seen.
 TEST(Harness, PeaksLeaveTheCheckOut) {
   CUBENCH_REQUIRE_GPU();
-  const Spec* spec = find_case("gemm/bf16/1024/1024/1024");
+  const Spec* spec = find_spec("gemm/bf16/1024/1024/1024");
   ASSERT_NE(spec, nullptr);
   enum class Check { outside_peaks, none, inside_peaks };
   auto peaks_of = [&](Check check) {
@@ -392,7 +392,7 @@ TEST(Harness, CopyCeilingIsMeasured) {
 // needed: this runs on CI.
 TEST(Contract, EveryFamilyDeclaresWhatItsSchemaNames) {
   std::set<std::string> names;
-  for (const Spec& s : registered_cases()) EXPECT_TRUE(names.insert(s.name).second) << s.name;
+  for (const Spec& s : registered_specs()) EXPECT_TRUE(names.insert(s.name).second) << s.name;
   ASSERT_GE(registered_families().size(), 5u);  // gemm, gemm_autotune, launch, sigmoid, svd
   for (const FamilyInfo& f : registered_families()) {
     SCOPED_TRACE(f.name);
@@ -513,15 +513,13 @@ TEST(Contract, LargestTestSizeFallsBackToTheFullSuiteForAVariantTheDefaultLeaves
   // Each variant's pick: the largest the GPU admits of its default-suite configurations, or of all
   // of them where the default suite has none; none where the GPU admits none of those.
   std::set<std::string> with_default;
-  for (const Spec& s : registered_cases())
-    if (s.needs_gpu() && (!s.in_default_suite || s.in_default_suite()))
-      with_default.insert(s.variant());
+  for (const Spec& s : registered_specs())
+    if (s.needs_gpu() && s.in_default(RunSettings{})) with_default.insert(s.variant());
   std::map<std::string, std::vector<const Spec*>> pools;
-  for (const Spec& s : registered_cases()) {
+  for (const Spec& s : registered_specs()) {
     if (!s.needs_gpu()) continue;
     std::vector<const Spec*>& pool = pools[s.variant()];
-    const bool candidate =
-        !with_default.count(s.variant()) || !s.in_default_suite || s.in_default_suite();
+    const bool candidate = !with_default.count(s.variant()) || s.in_default(RunSettings{});
     if (candidate && left_out_on_test_gpu(s).empty()) pool.push_back(&s);
   }
   for (const auto& [variant, pool] : pools) {

@@ -14,7 +14,6 @@
 #include "fixtures/detail/report/context.h"
 #include "fixtures/detail/report/loaded_libraries.h"
 #include "fixtures/detail/run/benchmark_flags.h"
-#include "fixtures/detail/run/command_line.h"
 #include "fixtures/detail/run/options.h"
 #include "fixtures/detail/run/runner.h"
 #include "fixtures/detail/support/compat/benchmark_compat.h"
@@ -59,13 +58,16 @@ TEST(Options, EnvironmentIsTheDefaultAndFlagsWin) {
 // --cubench_list names one listing; given twice, the last wins, as any flag given twice.
 TEST(Options, ListNamesOneListing) {
   std::vector<std::string> args = {"cubench", "--cubench_list=axes"};
-  Options o = parse_options(args, nullptr, nullptr);
-  EXPECT_TRUE(o.list_axes);
-  EXPECT_FALSE(o.list_needs);
+  Listing listing = Listing::none;
+  parse_options(args, nullptr, nullptr, &listing);
+  EXPECT_EQ(listing, Listing::axes);
   args = {"cubench", "--cubench_list=axes", "--cubench_list=needs"};
-  o = parse_options(args, nullptr, nullptr);
-  EXPECT_TRUE(o.list_needs);
-  EXPECT_FALSE(o.list_axes);
+  parse_options(args, nullptr, nullptr, &listing);
+  EXPECT_EQ(listing, Listing::needs);
+  args = {"cubench"};
+  listing = Listing::none;
+  parse_options(args, nullptr, nullptr, &listing);
+  EXPECT_EQ(listing, Listing::none);
 }
 
 TEST(Options, BadValuesAreClearErrors) {
@@ -127,9 +129,10 @@ TEST(Options, HelpGivesEachFlagOneLine) {
 // The noise target is a percentage of the samples' mean: above 0, at most 100; a bad value is
 // one line naming the flag and its range.
 TEST(Options, MaxNoiseIsAPercentageAboveZeroAndAtMostAHundred) {
-  for (const auto& [flag, fraction] : {std::pair<const char*, double>{"--cubench_max_noise=0.5", 0.005},
-                                       {"--cubench_max_noise=100", 1.0},
-                                       {"--cubench_max_noise=1e-3", 1e-5}}) {
+  for (const auto& [flag, fraction] :
+       {std::pair<const char*, double>{"--cubench_max_noise=0.5", 0.005},
+        {"--cubench_max_noise=100", 1.0},
+        {"--cubench_max_noise=1e-3", 1e-5}}) {
     std::vector<std::string> args = {"cubench", flag};
     EXPECT_DOUBLE_EQ(parse_options(args, nullptr, nullptr).stopping.max_noise, fraction) << flag;
   }
@@ -144,18 +147,6 @@ TEST(Options, MaxNoiseIsAPercentageAboveZeroAndAtMostAHundred) {
                                            bad + "'");
     }
   }
-}
-
-// -h asks for help as --help does, and reaches Google Benchmark, which knows --help alone, as it.
-TEST(CommandLine, ShortHelpIsHelp) {
-  std::vector<std::string> args = {"cubench", "-h", "--benchmark_filter=gemm"};
-  EXPECT_TRUE(asks_for_help(args));
-  help_flag_for_benchmark(args);
-  EXPECT_EQ(args, (std::vector<std::string>{"cubench", "--help", "--benchmark_filter=gemm"}));
-  args = {"cubench", "--benchmark_filter=-h"};
-  EXPECT_FALSE(asks_for_help(args));
-  help_flag_for_benchmark(args);
-  EXPECT_EQ(args[1], "--benchmark_filter=-h");
 }
 
 // gemm_peak's time box: seconds, positive; a bad value is one line naming the flag.
@@ -310,14 +301,14 @@ TEST(Registry, SelectsAsGoogleBenchmarkFilters) {
   auto owned = fake_specs();
   std::vector<const Spec*> specs;
   for (const Spec& s : owned) specs.push_back(&s);
-  EXPECT_EQ(select_cases(specs, "").size(), 4u);
-  EXPECT_EQ(select_cases(specs, "all").size(), 4u);
-  EXPECT_EQ(select_cases(specs, "gemm").size(), 2u);
-  EXPECT_EQ(select_cases(specs, "^gemm/").size(), 1u);
-  EXPECT_EQ(select_cases(specs, "-gemm").size(), 2u);
-  EXPECT_EQ(select_cases(specs, "empty/manual_time$").size(), 1u);  // the reported name
-  EXPECT_EQ(select_cases(specs, "nothing").size(), 0u);
-  EXPECT_THROW(select_cases(specs, "("), std::regex_error);
+  EXPECT_EQ(select_specs(specs, "").size(), 4u);
+  EXPECT_EQ(select_specs(specs, "all").size(), 4u);
+  EXPECT_EQ(select_specs(specs, "gemm").size(), 2u);
+  EXPECT_EQ(select_specs(specs, "^gemm/").size(), 1u);
+  EXPECT_EQ(select_specs(specs, "-gemm").size(), 2u);
+  EXPECT_EQ(select_specs(specs, "empty/manual_time$").size(), 1u);  // the reported name
+  EXPECT_EQ(select_specs(specs, "nothing").size(), 0u);
+  EXPECT_THROW(select_specs(specs, "("), std::regex_error);
 }
 
 TEST(Runner, BatchesShortRunsIntoSamplesOfAtLeast200us) {

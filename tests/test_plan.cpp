@@ -20,7 +20,7 @@ Spec gpu_spec(const std::string& family, const std::string& rest, GpuNeeds needs
   s.family = family;
   s.name = family + "/" + rest;
   s.gpu_needs = needs;
-  if (!in_default) s.in_default_suite = [] { return false; };
+  if (!in_default) s.in_default_suite = [](const RunSettings&) { return false; };
   return s;
 }
 
@@ -66,7 +66,7 @@ TEST(Plan, TheFilterSelectsOnceAndTheGpuJudgesTheSelection) {
             "gemm: 1 configuration not run on Tesla T4: fp8 tensor cores need compute "
             "capability 8.9; this GPU is 7.5");
   EXPECT_EQ(plan.need_gpu, 2);
-  EXPECT_EQ(plan.verdict.code, 0) << plan.verdict.line;
+  EXPECT_EQ(plan.exit_status.code, 0) << plan.exit_status.line;
   // On an H100 everything selected runs; the default suite leaves the CPU family out where a GPU
   // is, the full one keeps it.
   const RunPlan h100 = plan_run(Options{}, on(kH100), specs(), "", false);
@@ -80,45 +80,46 @@ TEST(Plan, TheFilterSelectsOnceAndTheGpuJudgesTheSelection) {
 
 TEST(Plan, EveryWayARunEndsBeforeItsBenchmarksHasItsLine) {
   const RunPlan no_gpu = plan_run(Options{}, on(std::nullopt), specs(), "^sigmoid/", false);
-  EXPECT_EQ(no_gpu.verdict.code, kExitNoGpu);
-  EXPECT_EQ(no_gpu.verdict.line,
+  EXPECT_EQ(no_gpu.exit_status.code, kExitNoGpu);
+  EXPECT_EQ(no_gpu.exit_status.line,
             "cubench: no usable CUDA GPU: no NVIDIA driver on this machine; 1 selected "
             "benchmark(s) need one. Run on a machine with a GPU, or the CPU families alone: "
             "--cubench_suite=cpu.");
   RunPlace faulty = on(std::nullopt);
   faulty.gpus.driver_fault = true;
-  EXPECT_EQ(plan_run(Options{}, faulty, specs(), "", false).verdict.code, kExitDriverFault);
+  EXPECT_EQ(plan_run(Options{}, faulty, specs(), "", false).exit_status.code, kExitDriverFault);
 
   const RunPlan beyond = plan_run(Options{}, on(kH100), specs(), "fp8/16384", false);
-  EXPECT_EQ(beyond.verdict.code, kExitUsage);
-  EXPECT_EQ(beyond.verdict.line,
+  EXPECT_EQ(beyond.exit_status.code, kExitUsage);
+  EXPECT_EQ(beyond.exit_status.line,
             "cubench: --benchmark_filter=fp8/16384 matches 1 benchmark(s) of the full suite and "
             "none of the default one; add --cubench_suite=full");
   const RunPlan host = plan_run(Options{}, on(kH100), specs(), "bert", false);
-  EXPECT_NE(host.verdict.line.find("add --cubench_suite=cpu"), std::string::npos)
-      << host.verdict.line;
+  EXPECT_NE(host.exit_status.line.find("add --cubench_suite=cpu"), std::string::npos)
+      << host.exit_status.line;
   // What exists: each variant once (these have no string axes: their families).
   const RunPlan unknown = plan_run(Options{}, on(kH100), specs(), "gemm/fp17", false);
-  EXPECT_EQ(unknown.verdict.line,
+  EXPECT_EQ(unknown.exit_status.line,
             "cubench: no benchmark matches --benchmark_filter=gemm/fp17; families: gemm, sigmoid, "
             "cpu/bert_train");
   const RunPlan invalid = plan_run(Options{}, on(kH100), specs(), "gemm(", false);
-  EXPECT_EQ(invalid.verdict.code, kExitUsage);
-  EXPECT_EQ(invalid.verdict.line.rfind(
+  EXPECT_EQ(invalid.exit_status.code, kExitUsage);
+  EXPECT_EQ(invalid.exit_status.line.rfind(
                 "cubench: --benchmark_filter is not a valid regular expression: ", 0),
             0u);
   Options third_gpu;
   third_gpu.device = 2;
-  EXPECT_EQ(plan_run(third_gpu, on(kH100), specs(), "", false).verdict.code, kExitUsage);
-  // A listing lists what a run would run: no verdict but the filter's.
-  EXPECT_EQ(plan_run(Options{}, on(std::nullopt), specs(), "gemm/fp17", true).verdict.code, 0);
-  EXPECT_EQ(plan_run(Options{}, on(std::nullopt), specs(), "", true).verdict.code, 0);
-  EXPECT_EQ(plan_run(Options{}, on(std::nullopt), specs(), "gemm(", true).verdict.code, kExitUsage);
+  EXPECT_EQ(plan_run(third_gpu, on(kH100), specs(), "", false).exit_status.code, kExitUsage);
+  // A listing lists what a run would run: no exit status but the filter's.
+  EXPECT_EQ(plan_run(Options{}, on(std::nullopt), specs(), "gemm/fp17", true).exit_status.code, 0);
+  EXPECT_EQ(plan_run(Options{}, on(std::nullopt), specs(), "", true).exit_status.code, 0);
+  EXPECT_EQ(plan_run(Options{}, on(std::nullopt), specs(), "gemm(", true).exit_status.code,
+            kExitUsage);
   // Without a GPU a run of the CPU suite goes on.
   Options cpu;
   cpu.suite = Suite::cpu;
   const RunPlan host_run = plan_run(cpu, on(std::nullopt), specs(), "", false);
-  EXPECT_EQ(host_run.verdict.code, 0) << host_run.verdict.line;
+  EXPECT_EQ(host_run.exit_status.code, 0) << host_run.exit_status.line;
   EXPECT_EQ(names(host_run.admitted), (std::vector<std::string>{"cpu/bert_train/fp32/16"}));
 }
 

@@ -131,9 +131,9 @@ TEST(RowOutcome, TheJsonRowCarriesFamilyAxesStatusAndNotesFromTheRecordNotTheTex
   Conditions c;
   c.polls = 200, c.power_capped = 200;
   for (Note& n : condition_notes(c, 700)) measured.notes.push_back(n);
-  append_row(kName, 1, RowRecord{find_case(kName), 0, {{"samples", 2}}, measured});
+  append_row(kName, 1, RowRecord{find_spec(kName), 0, {{"samples", 2}}, measured});
   RowOutcome not_run = failed_row(NotRunAtItsTurn("needs 12.0 GiB of device memory; 1.0 GiB free"));
-  append_row(kName, 1, RowRecord{find_case(kName), 0, {}, not_run});
+  append_row(kName, 1, RowRecord{find_spec(kName), 0, {}, not_run});
 
   GbRun first = iteration_run(kName, 0, label_of(measured.notes));
   GbRun second = iteration_run(kName, 1, "");
@@ -201,7 +201,7 @@ TEST(RowOutcome, ASkipsErrorFieldsAreNamedAsASkip) {
 // never a measured row of NaN rates, nor a repetition left without an outcome.
 TEST(RowOutcome, ASamplingWithoutASampleIsAnErrorRowSayingWhy) {
   register_misleading_family();
-  const Spec* spec = find_case(kName);
+  const Spec* spec = find_spec(kName);
   ASSERT_NE(spec, nullptr);
   const std::unique_ptr<Env> env = Env::host_only(1);
   const testing_support::Nothing work;

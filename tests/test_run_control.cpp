@@ -151,10 +151,11 @@ TEST(Suite, DefaultKeepsWhatTheFamilyKeepsAndFullKeepsAll) {
       if (s->family == "run_control_test/suite") out.push_back(s->name);
     return out;
   };
-  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::default_, /*gpu_present=*/false)),
-            (std::vector<std::string>{"run_control_test/suite/2", "run_control_test/suite/4"}));
+  EXPECT_EQ(
+      names(suite_specs(registered_specs(), Suite::default_, /*gpu_present=*/false, RunSettings{})),
+      (std::vector<std::string>{"run_control_test/suite/2", "run_control_test/suite/4"}));
   EXPECT_EQ(*asked, 4);
-  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::full, false)).size(), 4u);
+  EXPECT_EQ(names(suite_specs(registered_specs(), Suite::full, false, RunSettings{})).size(), 4u);
 }
 
 // The CPU families measure the host: where a GPU runs the rest, the default run leaves them out
@@ -178,18 +179,19 @@ TEST(Suite, HostFamiliesWaitToBeAskedWhereAGpuRunsTheRest) {
     return out;
   };
   const std::vector<std::string> both = {"run_control_test/host/1", "run_control_test/device/1"};
-  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::default_, /*gpu_present=*/true)),
-            std::vector<std::string>{"run_control_test/device/1"});
-  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::default_, false)), both);
-  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::full, true)), both);
-  EXPECT_EQ(names(suite_cases(registered_cases(), Suite::cpu, true)),
+  EXPECT_EQ(
+      names(suite_specs(registered_specs(), Suite::default_, /*gpu_present=*/true, RunSettings{})),
+      std::vector<std::string>{"run_control_test/device/1"});
+  EXPECT_EQ(names(suite_specs(registered_specs(), Suite::default_, false, RunSettings{})), both);
+  EXPECT_EQ(names(suite_specs(registered_specs(), Suite::full, true, RunSettings{})), both);
+  EXPECT_EQ(names(suite_specs(registered_specs(), Suite::cpu, true, RunSettings{})),
             std::vector<std::string>{"run_control_test/host/1"});
   // A build of host families only (no GPU case at all) runs them by default, GPU or not.
   std::vector<Spec> host_only;
-  for (const Spec& s : registered_cases())
+  for (const Spec& s : registered_specs())
     if (!s.needs_gpu()) host_only.push_back(s);
   std::vector<std::string> kept;
-  for (const Spec* s : suite_cases(host_only, Suite::default_, true))
+  for (const Spec* s : suite_specs(host_only, Suite::default_, true, RunSettings{}))
     if (s->family == "run_control_test/host") kept.push_back(s->name);
   EXPECT_EQ(kept, std::vector<std::string>{"run_control_test/host/1"});
 }
@@ -414,18 +416,16 @@ TEST(Interrupt, ASignalBetweenRepetitionsEndsTheRunWithoutAborting) {
       .make([rows](const Point&) { return std::make_unique<InterruptsAfterItsSecondRow>(rows); })
       .add();
   std::optional<Spec> spec;  // a copy: the registry's vector may grow under it
-  for (const Spec& s : registered_cases())
+  for (const Spec& s : registered_specs())
     if (s.family == "run_control_test/interrupted_repetitions") spec = s;
   ASSERT_TRUE(spec.has_value());
-  const Options saved = options();
-  Options quick = saved;
+  Options quick;
   quick.adaptive = true;
   quick.stopping.min_samples = 2;
   quick.stopping.timeout = 0.01;
-  set_options(quick);
   simulate_interrupt(0);
-  benchmark::RegisterBenchmark(spec->name.c_str(),
-                               [spec](benchmark::State& state) { run_case(state, *spec); })
+  benchmark::RegisterBenchmark(
+      spec->name.c_str(), [spec, quick](benchmark::State& state) { run_spec(state, *spec, quick); })
       ->UseManualTime()
       ->Iterations(1)
       ->Repetitions(3);
@@ -434,7 +434,6 @@ TEST(Interrupt, ASignalBetweenRepetitionsEndsTheRunWithoutAborting) {
   release_active_case();
   benchmark::ClearRegisteredBenchmarks();
   simulate_interrupt(0);
-  set_options(saved);
   EXPECT_EQ(*rows, 2);  // two repetitions ran and wrote their rows; the third was skipped
   EXPECT_EQ(seen.iterations, (std::vector<benchmark::IterationCount>{1, 1, 1}));
 }

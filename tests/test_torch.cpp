@@ -300,7 +300,7 @@ TEST(TorchGraphGpu, AThrowInsideTheCaptureEndsIt) {
 TEST(TransformerGpu, PeakMemoryGrowsWithBatch) {
   CUBENCH_REQUIRE_GPU();
   std::map<std::string, double> peak;
-  for (const Spec& s : registered_cases()) {
+  for (const Spec& s : registered_specs()) {
     if (s.name != "transformer_fwd/inference/module/32" &&
         s.name != "transformer_fwd/inference/module/64")
       continue;
@@ -325,7 +325,7 @@ TEST(TransformerGpu, PeaksStartFromTheCasesOwnModelAndInput) {
   constexpr double kSlack = 4 << 20;
   std::vector<double> at_start;
   for (int i = 0; i < 2; ++i)
-    for (const Spec& s : registered_cases()) {
+    for (const Spec& s : registered_specs()) {
       if (s.name != "transformer_fwd/inference/module/32") continue;
       Env env(0);
       auto c = s.make();
@@ -348,7 +348,7 @@ TEST(TransformerGpu, PeaksStartFromTheCasesOwnModelAndInput) {
 // negated; inference: one output element 10% off).
 TEST(Transformer, CheckAcceptsARunAndRejectsAPlantedFault) {
   int families = 0;
-  for (const Spec& s : registered_cases()) {
+  for (const Spec& s : registered_specs()) {
     if (s.needs_gpu()) continue;
     if (s.name.rfind("cpu/transformer_fwd/", 0) != 0) continue;
     SCOPED_TRACE(s.name);
@@ -373,7 +373,7 @@ TEST(Transformer, CheckAcceptsARunAndRejectsAPlantedFault) {
 // cosine of -1 with the reference and a norm ratio of 1, which the direction bound rejects; the
 // checked step's lowest weight cosine (a counter) is near 1.
 TEST(ResNet50Train, TheCheckNamesTheNegatedLayersCosine) {
-  const Spec* s = find_case("cpu/resnet50_train/fp32/nchw/32/8");
+  const Spec* s = find_spec("cpu/resnet50_train/fp32/nchw/32/8");
   ASSERT_NE(s, nullptr);
   auto env = Env::host_only(1);
   auto c = s->make();

@@ -197,7 +197,7 @@ TEST(ForeachAdamWGpu, StepUnlessStepsAsStepAndSkipsWhenFound) {
 // its check figures printed (the fp32 bounds come from them).
 TEST(BertTrain, CheckAcceptsAStepAndRejectsEveryPlantedFault) {
   int families = 0;
-  for (const Spec& s : registered_cases()) {
+  for (const Spec& s : registered_specs()) {
     if (s.needs_gpu() || s.name.rfind("cpu/bert_train/", 0) != 0) continue;
     SCOPED_TRACE(s.name);
     ++families;

@@ -107,7 +107,7 @@ TEST(Llama, ConvertedCopyHoldsTheSameWeightsWithoutFaults) {
 // then the cache written late), after a right generation it accepts.
 TEST(LlamaDecode, CheckRejectsEachPlantedFaultInTurn) {
   int families = 0;
-  for (const Spec& s : registered_cases()) {
+  for (const Spec& s : registered_specs()) {
     if (s.needs_gpu() || s.name.rfind("cpu/llama_decode/", 0) != 0) continue;
     SCOPED_TRACE(s.name);
     ++families;

@@ -34,7 +34,7 @@ TEST(ResNet50Infer, EvalLogitsDoNotDependOnTheBatch) {
 }
 
 const Spec& cpu_case() {
-  for (const Spec& s : registered_cases())
+  for (const Spec& s : registered_specs())
     if (s.name == "cpu/resnet50_infer/fp32/nchw/eager/1") return s;
   throw std::runtime_error("cpu/resnet50_infer/fp32/nchw/eager/1 is not registered");
 }

@@ -318,7 +318,8 @@ TEST(Sd15, PrecisionFiguresOnTheTinyConfig) {
 // The tiny family is in the CPU suite, one row per stage, the CPU's alone.
 TEST(Sd15Family, TinyRowsAreInTheCpuSuite) {
   std::set<std::string> names;
-  for (const Spec* s : suite_cases(registered_cases(), Suite::cpu, /*gpu_present=*/false))
+  for (const Spec* s :
+       suite_specs(registered_specs(), Suite::cpu, /*gpu_present=*/false, RunSettings{}))
     if (s->name.rfind("cpu/sd15/", 0) == 0) names.insert(s->name);
   std::set<std::string> want;
   for (const char* dtype : {"fp32", "bf16"})
@@ -328,7 +329,7 @@ TEST(Sd15Family, TinyRowsAreInTheCpuSuite) {
       want.insert(name);
     }
   EXPECT_EQ(names, want);
-  for (const Spec& s : registered_cases()) {
+  for (const Spec& s : registered_specs()) {
     if (s.name.rfind("cpu/sd15/", 0) == 0) {
       EXPECT_FALSE(s.needs_gpu()) << s.name;
     }
@@ -342,7 +343,7 @@ TEST(Sd15Family, TinyPipelineRunsAndPassesItsCheck) {
   // The bf16 row's figures first, for the bounds (its check's errors, printed; the bounds' comments
   // give three seeds').
   for (int seed : {1}) {
-    const Spec* bf16 = find_case("cpu/sd15/image/bf16/eager/1/128");
+    const Spec* bf16 = find_spec("cpu/sd15/image/bf16/eager/1/128");
     ASSERT_NE(bf16, nullptr);
     auto env = Env::host_only(std::uint64_t(seed));
     auto c = bf16->make();
@@ -354,7 +355,7 @@ TEST(Sd15Family, TinyPipelineRunsAndPassesItsCheck) {
       std::cout << " " << name << " " << counters.at(name);
     std::cout << "\n";
   }
-  const Spec* s = find_case("cpu/sd15/image/fp32/eager/1/128");
+  const Spec* s = find_spec("cpu/sd15/image/fp32/eager/1/128");
   ASSERT_NE(s, nullptr);
   auto env = Env::host_only(1);
   auto c = s->make();
@@ -389,7 +390,8 @@ TEST(Sd15Family, TinyPipelineRunsAndPassesItsCheck) {
 // A 24 GiB GPU runs the default rows by their declared needs.
 TEST(Sd15Family, DefaultRowsFitA24GiBGpu) {
   int rows = 0;
-  for (const Spec* s : suite_cases(registered_cases(), Suite::default_, /*gpu_present=*/true)) {
+  for (const Spec* s :
+       suite_specs(registered_specs(), Suite::default_, /*gpu_present=*/true, RunSettings{})) {
     if (s->name.rfind("sd15/", 0) != 0) continue;
     ++rows;
     EXPECT_LE(s->gpu_needs.device_bytes, 24 * kGiB) << s->name;

@@ -113,14 +113,6 @@ TEST(World, EveryRankTakesTheSlowestSampleTime) {
   EXPECT_EQ(seen, (std::vector<double>{3e-3, 3e-3, 3e-3}));
 }
 
-TEST(World, OnlyRankZeroWritesFiles) {
-  std::vector<std::string> args = {"cubench", "--benchmark_filter=allreduce",
-                                   "--benchmark_out=run.json", "--benchmark_out_format=json"};
-  EXPECT_EQ(rank_arguments(args, 0), args);
-  EXPECT_EQ(rank_arguments(args, 3),
-            (std::vector<std::string>{"cubench", "--benchmark_filter=allreduce"}));
-}
-
 TEST(World, ASingleProcessIsAWorldOfOne) {
   EXPECT_EQ(world().size(), 1);
   EXPECT_EQ(world().rank(), 0);
