@@ -124,7 +124,7 @@ TEST(CompiledConstants, LlamaHandsTheDecodeStepsNamesItsOwnTensorsAndShapes) {
 // The constants a real package listed: tools/aoti-export's record of the package it made on an
 // H100 (PyTorch 2.11; docs/results/h100/compiled/packages/), its names one a line.
 std::set<std::string> package_names(const std::string& family) {
-  std::ifstream in(std::string(CUBENCH_TEST_DATA) + "/compiled/" + family + ".names");
+  std::ifstream in(std::string(CUBENCH_TEST_DATA_DIR) + "/compiled/" + family + ".names");
   std::set<std::string> out;
   for (std::string line; std::getline(in, line);)
     if (!line.empty()) out.insert(line);
