@@ -324,6 +324,7 @@ class LlamaDecode final : public TorchCase {
       c["eager_token_agreement"] = eager_token_agreement_;
       c["package_load_ms"] = compiled_.load_ms();
       c["second_copy_bytes"] = compiled_.second_copy_bytes();
+      c["package_own_constants"] = compiled_.own_constants();
     }
     return c;
   }
@@ -592,6 +593,7 @@ void add_llama_family(const std::string& name, std::vector<DType> dtypes,
                 "from the same prompt"})
       .counter(package_load_counter())
       .counter(second_copy_counter())
+      .counter(own_constants_counter())
       .main_counter("tokens_per_s")
       .size_axis("batch")
       // Default run: bf16, the article's 128 + 128 at batch 1, eager and graph (the launch-bound

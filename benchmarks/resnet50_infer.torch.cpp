@@ -238,6 +238,7 @@ class ResNetInfer final : public TorchCase {
       c["compiled_rel_error"] = compiled_error_;
       c["package_load_ms"] = compiled_.load_ms();
       c["second_copy_bytes"] = compiled_.second_copy_bytes();
+      c["package_own_constants"] = compiled_.own_constants();
     }
     return c;
   }
@@ -349,6 +350,7 @@ void add_infer_family(const std::string& name, std::vector<Precision> precisions
       .counter(compiled_error_counter("the same images"))
       .counter(package_load_counter())
       .counter(second_copy_counter())
+      .counter(own_constants_counter())
       .main_counter("images_per_s")
       .size_axis("batch")
       // Default run: bf16 channels-last, the usual deployment, at batch 1 (launch-bound: where

@@ -605,6 +605,7 @@ class StableDiffusion final : public TorchCase {
       c["compiled_rel_error"] = compiled_error_;
       c["package_load_ms"] = compiled_.load_ms();
       c["second_copy_bytes"] = compiled_.second_copy_bytes();
+      c["package_own_constants"] = compiled_.own_constants();
     }
     return c;
   }
@@ -1163,6 +1164,7 @@ void add_sd15_family(const std::string& name, std::vector<DType> dtypes,
       .counter(compiled_error_counter("the same inputs (the UNet at t = 951)"))
       .counter(package_load_counter())
       .counter(second_copy_counter())
+      .counter(own_constants_counter())
       .counter({"pipeline_rel_error", "", Better::lower,
                 "image rows: the timed image before its clamp against diffusers' pipeline on fp32 "
                 "copies of the weights (fp32 rows: float64), relative L2"})
