@@ -79,40 +79,31 @@ def build_preset(preset, build_root):
 
 
 def build_one(build):
-    """Configures and builds one Build in its folder, saying its progress; whether it built."""
+    """Configures and builds one Build in its folder, then its steps after, saying its progress;
+    whether it built (a step after that fails is said, and the build stands)."""
     name, folder = build.name, build.folder
     os.makedirs(folder, exist_ok=True)
     log_path = os.path.join(folder, "run-matrix.log")
+    steps = [("configuring", "configured", build.configure, True),
+             ("building", "built", ["cmake", "--build", folder], True)]
+    steps += [(verb, done, cmd, False) for verb, done, cmd in build.after]
     with open(log_path, "w", encoding="utf-8") as log:
-        for verb, done, cmd in (("configuring", "configured", build.configure),
-                                ("building", "built", ["cmake", "--build", folder])):
+        for verb, done, cmd, needed in steps:
             start = time.monotonic()
             say(f"{verb} {name} ...")
             log.write(f"$ {shlex.join(cmd)}\n")
             log.flush()
             code, tail = run_step(cmd, StepProgress(f"{verb} {name}", start), log)
             took = fmt_duration(time.monotonic() - start)
-            if code != 0:
-                say(f"{name}: {shlex.join(cmd)} failed (exit {code}) after {took}; its whole "
-                    f"output: {log_path}")
-                for line in error_lines(tail):
-                    say(f"{name}:   {line}")
-                return False
-            say(f"{name}: {done} ({took})")
-        for verb, done, cmd in build.after:
-            start = time.monotonic()
-            say(f"{verb} {name} ...")
-            log.write(f"$ {shlex.join(cmd)}\n")
-            log.flush()
-            code, tail = run_step(cmd, StepProgress(f"{verb} {name}", start), log)
-            took = fmt_duration(time.monotonic() - start)
-            if code != 0:
-                say(f"{name}: {shlex.join(cmd)} failed (exit {code}) after {took}, its rows run "
-                    f"without it; its whole output: {log_path}")
-                for line in error_lines(tail):
-                    say(f"{name}:   {line}")
-            else:
+            if code == 0:
                 say(f"{name}: {done} ({took})")
+                continue
+            say(f"{name}: {shlex.join(cmd)} failed (exit {code}) after {took}"
+                f"{'' if needed else ', its rows run without it'}; its whole output: {log_path}")
+            for line in error_lines(tail):
+                say(f"{name}:   {line}")
+            if needed:
+                return False
     return True
 
 

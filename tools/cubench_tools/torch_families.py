@@ -134,6 +134,64 @@ def resnet_forward(torch, dt, a):
     return forward
 
 
+def restart_peaks(torch):
+    """The peaks restarted as cubench restarts them after its check: cache emptied, cuBLAS
+    workspaces released, so what follows counts the timed runs alone."""
+    torch.cuda.synchronize()
+    if hasattr(torch._C, "_cuda_clearCublasWorkspaces"):
+        torch._C._cuda_clearCublasWorkspaces()
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+
+
+class GenerationClock:
+    """A greedy generation's CUDA events, as cubench's llama_decode records them between its
+    steps, read after the run: the prefill's time (ttft_ms) and each decode step's (median and
+    99th percentile). The memory-efficient attention kernel, as cubench's: left to choose, 2.11
+    takes cuDNN's at batch 32, whose results differ call to call (15 pairs of calls of 20 on the
+    H200)."""
+
+    def __init__(self, torch, new):
+        self.events = [torch.cuda.Event(enable_timing=True) for _ in range(new + 1)]
+        self.new, self.prefills, self.steps, self.pending = new, [], [], False
+
+    def collect(self):
+        if self.pending:
+            self.events[-1].synchronize()
+            times = [self.events[i - 1].elapsed_time(self.events[i]) for i in range(1, self.new + 1)]
+            self.prefills.append(times[0])
+            self.steps.extend(times[1:])
+            self.pending = False
+
+    def forget(self):
+        """The generation just made is not counted (the warm-up's)."""
+        self.pending = False
+
+    def generate(self, torch, prefill, step, prompt, before=lambda: None):
+        """before() readies the cache (untimed), prefill() gives the first token, step(token,
+        position) each next one."""
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        self.collect()
+        with torch.inference_mode(), sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
+            before()
+            self.events[0].record()
+            token = prefill()
+            self.events[1].record()
+            for i in range(1, self.new):
+                token = step(token, prompt + i - 1)
+                self.events[i + 1].record()
+        self.pending = True
+
+    def counters(self):
+        self.collect()
+
+        def median(v, q=0.5):
+            v = sorted(v)
+            return v[min(len(v) - 1, int(q * len(v)))] if v else 0.0
+        return {"ttft_ms": median(self.prefills), "token_ms_median": median(self.steps),
+                "token_ms_p99": median(self.steps, 0.99)}
+
+
 def llama_generate(torch, dt, a):
     """cubench's llama_decode eager: transformers' LlamaForCausalLM at LLaMA-7B's configuration,
     random weights made on the GPU in the dtype, a StaticCache of prompt + new tokens, and a greedy
@@ -156,55 +214,27 @@ def llama_generate(torch, dt, a):
     cache = StaticCache(config=config, max_cache_len=prompt + new)
     ids = torch.randint(config.vocab_size, (b, prompt), device="cuda")
     positions = torch.arange(prompt + new, device="cuda")
-    events = [torch.cuda.Event(enable_timing=True) for _ in range(new + 1)]
-    prefills, steps, pending = [], [], [False]
+    clock = GenerationClock(torch, new)
 
-    def collect():
-        if pending[0]:
-            events[-1].synchronize()
-            times = [events[i - 1].elapsed_time(events[i]) for i in range(1, new + 1)]
-            prefills.append(times[0])
-            steps.extend(times[1:])
-            pending[0] = False
+    def prefill():
+        out = model(input_ids=ids, past_key_values=cache, cache_position=positions[:prompt],
+                    use_cache=True, logits_to_keep=1)
+        return out.logits[:, -1].argmax(-1, keepdim=True)
 
-    from torch.nn.attention import SDPBackend, sdpa_kernel
+    def step(token, pos):
+        out = model(input_ids=token, past_key_values=cache, cache_position=positions[pos:pos + 1],
+                    use_cache=True)
+        return out.logits[:, -1].argmax(-1, keepdim=True)
 
     def generate():
-        collect()
-        # The memory-efficient attention kernel, as cubench's: left to choose, 2.11 takes cuDNN's
-        # at batch 32, whose results differ call to call (in 15 pairs of calls of 20 on the H200).
-        with torch.inference_mode(), sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
-            cache.reset()
-            events[0].record()
-            out = model(input_ids=ids, past_key_values=cache, cache_position=positions[:prompt],
-                        use_cache=True, logits_to_keep=1)
-            token = out.logits[:, -1].argmax(-1, keepdim=True)
-            events[1].record()
-            for i in range(1, new):
-                pos = prompt + i - 1
-                out = model(input_ids=token, past_key_values=cache,
-                            cache_position=positions[pos:pos + 1], use_cache=True)
-                token = out.logits[:, -1].argmax(-1, keepdim=True)
-                events[i + 1].record()
-        pending[0] = True
+        clock.generate(torch, prefill, step, prompt, before=cache.reset)
 
     generate()  # as cubench's check: kernels loaded, the cache's tensors made
-    torch.cuda.synchronize()
-    pending[0] = False
-    if hasattr(torch._C, "_cuda_clearCublasWorkspaces"):
-        torch._C._cuda_clearCublasWorkspaces()
-    torch.cuda.empty_cache()
-    torch.cuda.reset_peak_memory_stats()
-
-    def median(v, q=0.5):
-        v = sorted(v)
-        return v[min(len(v) - 1, int(q * len(v)))] if v else 0.0
+    clock.forget()
+    restart_peaks(torch)
 
     def counters():
-        collect()
-        out = {"ttft_ms": median(prefills), "token_ms_median": median(steps),
-               "token_ms_p99": median(steps, 0.99),
-               "parameters": float(sum(p.numel() for p in model.parameters()))}
+        out = dict(clock.counters(), parameters=float(sum(p.numel() for p in model.parameters())))
         layers = getattr(cache, "layers", [])
         kv = sum(t.numel() * t.element_size() for l in layers
                  for t in (getattr(l, "keys", None), getattr(l, "values", None)) if t is not None)
@@ -309,56 +339,26 @@ def conv(torch, dt, a):
 def llama_compiled(torch, a):
     """cubench's llama_decode compiled rows' module (compiled_modules.py's step, the weights under
     transformers' names, a static cache as buffers) under torch.compile: a greedy loop of a
-    prefill (the prompt at once) and one token per call, argmax on the device, CUDA events
-    between the steps as llama_generate's."""
+    prefill (the prompt at once) and one token per call, argmax on the device, timed as
+    llama_generate's."""
     config = dict(family="llama_decode", name="llama_decode", dtype=a["dtype"], prompt=a["prompt"],
                   new=a["new"], batch=a["batch"])
-    module, (token, _), _ = build(torch, config)
-    step = compiled(torch, module)
+    module, _, _ = build(torch, config)
+    model = compiled(torch, module)
     b, prompt, new = a["batch"], a["prompt"], a["new"]
     ids = torch.randint(32000, (b, prompt), device="cuda")
     positions = torch.arange(prompt + new, device="cuda")
-    events = [torch.cuda.Event(enable_timing=True) for _ in range(new + 1)]
-    prefills, steps, pending = [], [], [False]
-
-    def collect():
-        if pending[0]:
-            events[-1].synchronize()
-            times = [events[i - 1].elapsed_time(events[i]) for i in range(1, new + 1)]
-            prefills.append(times[0])
-            steps.extend(times[1:])
-            pending[0] = False
-
-    from torch.nn.attention import SDPBackend, sdpa_kernel
+    clock = GenerationClock(torch, new)
 
     def generate():
-        collect()
-        with torch.inference_mode(), sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
-            events[0].record()
-            token = step(ids, positions[:prompt]).argmax(-1)
-            events[1].record()
-            for i in range(1, new):
-                pos = prompt + i - 1
-                token = step(token, positions[pos:pos + 1]).argmax(-1)
-                events[i + 1].record()
-        pending[0] = True
+        clock.generate(torch, lambda: model(ids, positions[:prompt]).argmax(-1),
+                       lambda token, pos: model(token, positions[pos:pos + 1]).argmax(-1), prompt)
 
     generate()  # the compile, for the prefill's shape and the step's
-    torch.cuda.synchronize()
-    pending[0] = False
-    torch.cuda.empty_cache()
-    torch.cuda.reset_peak_memory_stats()
-
-    def median(v, q=0.5):
-        v = sorted(v)
-        return v[min(len(v) - 1, int(q * len(v)))] if v else 0.0
-
-    def counters():
-        collect()
-        return {"ttft_ms": median(prefills), "token_ms_median": median(steps),
-                "token_ms_p99": median(steps, 0.99)}
+    clock.forget()
+    restart_peaks(torch)
     generate.tokens = b * new
-    generate.counters = counters
+    generate.counters = clock.counters
     generate.memory = True
     return generate
 
