@@ -357,16 +357,18 @@ class LlamaDecode final : public TorchCase {
   // One decode step: the token at position_ goes in, the next lands at position_ + 1, and the
   // position moves on — all on the device, so a graph replays it as it is.
   void decode_step() {
-    auto logits = model_->forward(tokens_.index_select(1, position_), position_,
-                                  /*use_cache=*/true, /*last_only=*/true);
-    tokens_.index_copy_(1, position_ + 1, logits.argmax(-1));
-    position_.add_(1);
+    take_greedy_token(model_->forward(tokens_.index_select(1, position_), position_,
+                                      /*use_cache=*/true, /*last_only=*/true));
   }
 
-  // The compiled decode step: the package's logits, then the argmax and the position as in
-  // decode_step().
+  // The compiled decode step: the package's logits, then as decode_step().
   void compiled_step() {
-    auto logits = compiled_.run({tokens_.index_select(1, position_), position_}, stream_).at(0);
+    take_greedy_token(
+        compiled_.run({tokens_.index_select(1, position_), position_}, stream_).at(0));
+  }
+
+  // A decode step's end: its logits' argmax lands at position_ + 1 and the position moves on.
+  void take_greedy_token(const torch::Tensor& logits) {
     tokens_.index_copy_(1, position_ + 1, logits.argmax(-1));
     position_.add_(1);
   }
