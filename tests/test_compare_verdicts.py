@@ -8,7 +8,7 @@ import os
 import tempfile
 import unittest
 
-from tools_test_support import data, tool, toy_row
+from tools_test_support import compare_table, data, tool, toy_row
 
 
 def samples_file(directory, name, rows):
@@ -47,15 +47,8 @@ class PairOfFiles(unittest.TestCase):
         self.dir.cleanup()
 
     def table(self, base_rows, other_rows, *extra):
-        a = samples_file(self.dir.name, "a.json", base_rows)
-        b = samples_file(self.dir.name, "b.json", other_rows)
-        r = tool("compare.py", "--table", a, b, "--format", "csv", *extra)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        rows = {row["benchmark"]: {k.split(": ", 1)[-1] if k != "benchmark" else k: v
-                                   for k, v in row.items()}
-                for row in csv.DictReader(io.StringIO(r.stdout))}
-        md = tool("compare.py", "--table", a, b, *extra).stdout
-        return rows, md
+        return compare_table(self, samples_file(self.dir.name, "a.json", base_rows),
+                             samples_file(self.dir.name, "b.json", other_rows), *extra)
 
     def word(self, base, other, *extra, base_clocks=CLOCK, other_clocks=CLOCK):
         rows, _ = self.table({"k/manual_time": (base, base_clocks)},
@@ -165,15 +158,8 @@ class OneRepetition(unittest.TestCase):
 
     def table(self, base, other, *extra):
         """{row: {column: cell}} of the CSV table, and the Markdown table's text."""
-        a = one_process_file(self.dir.name, "a.json", base)
-        b = one_process_file(self.dir.name, "b.json", other)
-        r = tool("compare.py", "--table", a, b, "--format", "csv", *extra)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        rows = {row["benchmark"]: {k.split(": ", 1)[-1]: v for k, v in row.items()}
-                for row in csv.DictReader(io.StringIO(r.stdout))}
-        md = tool("compare.py", "--table", a, b, *extra)
-        self.assertEqual(md.returncode, 0, md.stderr)
-        return rows, md.stdout
+        return compare_table(self, one_process_file(self.dir.name, "a.json", base),
+                             one_process_file(self.dir.name, "b.json", other), *extra)
 
     def word(self, base, other, *extra):
         rows, _ = self.table({"k/manual_time": base}, {"k/manual_time": other}, *extra)

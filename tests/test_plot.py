@@ -5,7 +5,8 @@ import os
 import tempfile
 import unittest
 
-from tools_test_support import HERE, assert_one_line_error, data, plot_figures, tool, toy_file, v3
+from tools_test_support import (HERE, assert_one_line_error, assert_plot_leaves_out, data, plot_figures, tool,
+                                toy_file, v3)
 
 
 class Plot(unittest.TestCase):
@@ -43,13 +44,11 @@ class Plot(unittest.TestCase):
             self.assertFalse(os.path.exists(out))
 
     def test_one_gpu_allreduce_is_left_out_with_a_line(self):
-        with tempfile.TemporaryDirectory() as out:
-            r = tool("plot.py", "--out-dir", out, data("cuda-13.0.json"))
-            self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertEqual(r.stderr.splitlines(), [
-                "tools/plot: allreduce: left out 1 one-GPU benchmark(s): without two or more ranks "
-                "nothing is communicated, so there is no bus bandwidth to draw; no allreduce.png"])
-            self.assertFalse(os.path.exists(os.path.join(out, "allreduce.png")))
+        assert_plot_leaves_out(
+            self, data("cuda-13.0.json"),
+            "tools/plot: allreduce: left out 1 one-GPU benchmark(s): without two or more ranks "
+            "nothing is communicated, so there is no bus bandwidth to draw; no allreduce.png",
+            "allreduce.png")
 
     def test_out_dir_that_is_a_file(self):
         r = tool("plot.py", "--out-dir", data("cuda-13.0.json"), data("cuda-13.0.json"))

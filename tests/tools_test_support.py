@@ -1,6 +1,9 @@
 """What the Python tools' tests share: running a tool, the sample results (tests/data), the one-line
-error every tool exits 2 with, toy result files with a schema, version-3 files, and the charts
-tools/plot draws, caught before they are saved."""
+error every tool exits 2 with, tools/compare's table read back, tools/plot leaving a chart out, toy
+result files with a schema, version-3 files, and the charts tools/plot draws, caught before they
+are saved."""
+import csv
+import io
 import json
 import os
 import subprocess
@@ -26,6 +29,27 @@ def tool(name, *args):
 
 def data(name):
     return os.path.join(DATA, name)
+
+
+def compare_table(test, a, b, *extra):
+    """tools/compare --table of files a and b: ({benchmark: {column less its file's prefix: cell}}
+    from the CSV, the Markdown table's text); both calls exit 0."""
+    r = tool("compare.py", "--table", a, b, "--format", "csv", *extra)
+    test.assertEqual(r.returncode, 0, r.stderr)
+    rows = {row["benchmark"]: {k.split(": ", 1)[-1]: v for k, v in row.items()}
+            for row in csv.DictReader(io.StringIO(r.stdout))}
+    md = tool("compare.py", "--table", a, b, *extra)
+    test.assertEqual(md.returncode, 0, md.stderr)
+    return rows, md.stdout
+
+
+def assert_plot_leaves_out(test, path, line, chart):
+    """tools/plot on the file at path exits 0, says `line` alone on stderr and draws no `chart`."""
+    with tempfile.TemporaryDirectory() as out:
+        r = tool("plot.py", "--out-dir", out, path)
+        test.assertEqual(r.returncode, 0, r.stderr)
+        test.assertEqual(r.stderr.splitlines(), [line])
+        test.assertFalse(os.path.exists(os.path.join(out, chart)))
 
 
 def assert_one_line_error(test, r, pattern, code=2):
