@@ -413,7 +413,12 @@ std::uint64_t bert_step_bytes(TrainPrecision, std::int64_t seq, std::int64_t bat
 void add_bert_family(const std::string& name, std::vector<Precision> precisions,
                      std::vector<std::int64_t> seq, std::vector<std::int64_t> batch,
                      BertConfig model, Timer timer) {
-  Family(name, "one BERT masked-LM training step (forward, loss, backward, AdamW)")
+  // Default run: amp_bf16 at seq 128, batch 32; the rest with --cubench_suite=full.
+  model_family(name, "one BERT masked-LM training step (forward, loss, backward, AdamW)", timer,
+               [](const Point& p) {
+                 return p.get_enum<Precision>("precision") == Precision::amp_bf16 &&
+                        p.get_int("seq") == 128 && p.get_int("batch") == 32;
+               })
       .axis(enum_axis("precision", kTrainPrecisions, precisions))
       .axis(int_axis("seq", seq))
       .axis(int_axis("batch", batch))
@@ -433,15 +438,6 @@ void add_bert_family(const std::string& name, std::vector<Precision> precisions,
                 "furthest from 1"})
       .main_counter("samples_per_s")
       .size_axis("batch")
-      // Default run: amp_bf16 at seq 128, batch 32 (and the CPU step); the rest with
-      // --cubench_suite=full.
-      .default_suite([timer](const Point& p) {
-        if (timer == Timer::host_clock) return true;
-        return p.get_enum<Precision>("precision") == Precision::amp_bf16 &&
-               p.get_int("seq") == 128 && p.get_int("batch") == 32;
-      })
-      .timer(timer)
-      .sampling(Sampling::runs_per_sample(1))
       .size([](const Point& p) { return double(p.get_int("seq")) * p.get_int("batch"); })
       .needs([](const Point& p) {
         const Precision precision = p.get_enum<Precision>("precision");

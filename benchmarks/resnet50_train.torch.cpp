@@ -537,8 +537,23 @@ std::uint64_t resnet_step_bytes(TrainPrecision, std::int64_t res, std::int64_t b
 void add_resnet_family(const std::string& name, std::vector<Precision> precisions,
                        std::vector<Format> formats, std::vector<std::int64_t> res,
                        std::vector<std::int64_t> batch, Timer timer, bool graph) {
-  Family(name, graph ? "one ResNet-50 training step captured in a CUDA graph and replayed"
-                     : "one ResNet-50 training step (forward, loss, backward, SGD)")
+  // Default run: tf32 and amp_bf16 channels-last at 224 x 128, plus amp_bf16 in NCHW (the
+  // layout's cost); the graph family (32 x 256) in tf32, amp_fp16 and amp_bf16, channels-last
+  // (amp_fp16 there: the step whose loss scaling the graph holds on the device). An eager row
+  // takes 20-27 s of a default run on an H200 (model, step check, samples): fp32 and amp_fp16
+  // run with --cubench_suite=full.
+  model_family(name,
+               graph ? "one ResNet-50 training step captured in a CUDA graph and replayed"
+                     : "one ResNet-50 training step (forward, loss, backward, SGD)",
+               timer,
+               [graph](const Point& p) {
+                 const bool channels_last = p.get_enum<Format>("format") == Format::channels_last;
+                 const Precision precision = p.get_enum<Precision>("precision");
+                 if (graph) return channels_last && precision != Precision::fp32;
+                 if (p.get_int("res") != 224 || p.get_int("batch") != 128) return false;
+                 if (precision == Precision::amp_bf16) return true;
+                 return channels_last && precision == Precision::tf32;
+               })
       .axis(enum_axis("precision", kTrainPrecisions, precisions))
       .axis(enum_axis("format", kFormats, formats))
       .axis(int_axis("res", res))
@@ -554,22 +569,6 @@ void add_resnet_family(const std::string& name, std::vector<Precision> precision
                 "under fails the check)"})
       .main_counter("images_per_s")
       .size_axis("batch")
-      // Default run: tf32 and amp_bf16 channels-last at 224 x 128, plus amp_bf16 in NCHW (the
-      // layout's cost); the graph family (32 x 256) in tf32, amp_fp16 and amp_bf16, channels-last
-      // (amp_fp16 there: the step whose loss scaling the graph holds on the device); the CPU
-      // step as it is. An eager row takes 20-27 s of a default run on an H200 (model, step
-      // check, samples): fp32 and amp_fp16 run with --cubench_suite=full.
-      .default_suite([graph, timer](const Point& p) {
-        if (timer == Timer::host_clock) return true;
-        const bool channels_last = p.get_enum<Format>("format") == Format::channels_last;
-        const Precision precision = p.get_enum<Precision>("precision");
-        if (graph) return channels_last && precision != Precision::fp32;
-        if (p.get_int("res") != 224 || p.get_int("batch") != 128) return false;
-        if (precision == Precision::amp_bf16) return true;
-        return channels_last && precision == Precision::tf32;
-      })
-      .timer(timer)
-      .sampling(Sampling::runs_per_sample(1))
       .size([](const Point& p) {
         return double(p.get_int("res")) * p.get_int("res") * p.get_int("batch");
       })

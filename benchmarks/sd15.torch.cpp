@@ -1101,9 +1101,17 @@ void add_sd15_family(const std::string& name, std::vector<DType> dtypes,
                      std::vector<std::int64_t> resolutions, Timer timer) {
   const bool tiny = timer == Timer::host_clock;
   const int64_t first_resolution = resolutions.front(), first_images = images.front();
-  Family(name, tiny ? "Stable Diffusion v1.5's pipeline and stages, a tiny configuration"
+  // Default run: seed 001's image at fp16, 512 x 512, one image per prompt, eager, graph and
+  // compiled, and its stages beside it (a few seconds each); the rest with --cubench_suite=full.
+  model_family(name,
+               tiny ? "Stable Diffusion v1.5's pipeline and stages, a tiny configuration"
                     : "Stable Diffusion v1.5 text-to-image (20 DDIM steps, guidance 7.5) and its "
-                      "stages")
+                      "stages",
+               timer,
+               [](const Point& p) {
+                 return p.get_dtype() == DType::fp16 && p.get_int("images") == 1 &&
+                        p.get_int("resolution") == 512;
+               })
       .axis(enum_axis("what", kWhats))
       .axis(dtype_axis(dtypes))
       .axis(enum_axis("mode", kGraphModes, modes))
@@ -1170,15 +1178,6 @@ void add_sd15_family(const std::string& name, std::vector<DType> dtypes,
                 "copies of the weights (fp32 rows: float64), relative L2"})
       .main_counter("images_per_s")
       .size_axis("images")
-      // Default run: seed 001's image at fp16, 512 x 512, one image per prompt, eager and graph,
-      // and its stages beside it (a few seconds each); the rest with --cubench_suite=full.
-      .default_suite([tiny](const Point& p) {
-        if (tiny) return true;
-        return p.get_dtype() == DType::fp16 && p.get_int("images") == 1 &&
-               p.get_int("resolution") == 512;
-      })
-      .timer(timer)
-      .sampling(Sampling::runs_per_sample(1))
       .size([](const Point& p) {
         return double(p.get_int("images")) *
                double(p.get_int("resolution") * p.get_int("resolution"));
