@@ -59,6 +59,15 @@ struct PlantedFault {
   std::string known_inaccuracy;
 };
 
+// A judged fault in a test: its failure a test failure, its catch a "[ CAUGHT ] label: fault ->
+// check: rejection" line.
+inline void report_planted_fault(const std::string& label, const PlantedFault& p) {
+  if (!p.failure.empty()) ADD_FAILURE() << label << ": " << p.failure;
+  if (p.caught)
+    std::cout << "[ CAUGHT ] " << label << ": " << p.fault << " -> " << p.rejected_by << ": "
+              << p.rejection.substr(0, 400) << "\n";
+}
+
 // A check as a message names it.
 inline std::string describe_check(const std::string& check) {
   return check.empty() ? std::string("a check that gives no name") : "the check \"" + check + "\"";
@@ -136,10 +145,7 @@ inline PlantedFault judge_planted_fault(BenchmarkCase& c, Env& env,
 inline PlantedFault plant_fault_and_check(BenchmarkCase& c, Env& env, const std::string& label,
                                           const std::string& caught_by = "") {
   PlantedFault out = judge_planted_fault(c, env, caught_by);
-  if (!out.failure.empty()) ADD_FAILURE() << label << ": " << out.failure;
-  if (out.caught)
-    std::cout << "[ CAUGHT ] " << label << ": " << out.fault << " -> " << out.check << ": "
-              << out.rejection.substr(0, 400) << "\n";
+  report_planted_fault(label, out);
   return out;
 }
 
@@ -218,12 +224,7 @@ inline std::vector<PlantedFault> plant_every_fault_and_check(BenchmarkCase& c, E
         figures += " " + name + " " + text;
       }
   if (!figures.empty()) std::cout << "[ FIGURES ] " << label << " (clean):" << figures << "\n";
-  for (const PlantedFault& p : out) {
-    if (!p.failure.empty()) ADD_FAILURE() << label << ": " << p.failure;
-    if (p.caught)
-      std::cout << "[ CAUGHT ] " << label << ": " << p.fault << " -> " << p.rejected_by << ": "
-                << p.rejection.substr(0, 400) << "\n";
-  }
+  for (const PlantedFault& p : out) report_planted_fault(label, p);
   return out;
 }
 

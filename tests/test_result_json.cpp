@@ -176,8 +176,11 @@ TEST(ResultJson, TheContextHoldsGoogleBenchmarksMembersAsItsReporterWritesThem) 
   for (const auto& [name, value] : theirs.items()) their_names.push_back(name);
   for (const auto& [name, value] : ours.items()) our_names.push_back(name);
   EXPECT_EQ(our_names, their_names);
-  for (const auto& [name, value] : theirs.items())
-    if (name != "date") EXPECT_EQ(ours[name], value) << name;
+  for (const auto& [name, value] : theirs.items()) {
+    if (name != "date") {
+      EXPECT_EQ(ours[name], value) << name;
+    }
+  }
   EXPECT_EQ(ours["date"].get<std::string>().size(), theirs["date"].get<std::string>().size());
   EXPECT_EQ(ours["result_json_test_key"], "a \"quoted\" value");
 }

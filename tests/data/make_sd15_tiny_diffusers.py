@@ -23,20 +23,18 @@ Run it with a diffusers install on the path:
 """
 import math
 import os
+import sys
 
 import torch
 from diffusers import UNet2DConditionModel, __version__ as diffusers_version
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+from cubench_tools.compiled_modules import sd15_unet_config  # noqa: E402
 
-# SD 1.5's configuration (tools/cubench_tools/compiled_modules.py's sd15_unet_config) with
-# UNetConfig::tiny()'s widths, head count and context width.
-CONFIG = dict(sample_size=64, in_channels=4, out_channels=4, layers_per_block=2,
-              block_out_channels=(32, 64, 64, 64),
-              down_block_types=("CrossAttnDownBlock2D",) * 3 + ("DownBlock2D",),
-              up_block_types=("UpBlock2D",) + ("CrossAttnUpBlock2D",) * 3,
-              cross_attention_dim=32, attention_head_dim=2, norm_num_groups=32, norm_eps=1e-5,
-              flip_sin_to_cos=True, freq_shift=0, act_fn="silu")
+# SD 1.5's configuration with UNetConfig::tiny()'s widths, head count and context width.
+CONFIG = dict(sd15_unet_config(), block_out_channels=(32, 64, 64, 64), cross_attention_dim=32,
+              attention_head_dim=2)
 
 PRIME = 2147483647  # 2^31 - 1: every product below stays within int64
 

@@ -91,7 +91,8 @@ def _resnet50(torch, c):
 
 
 def sd15_unet_config():
-    """SD 1.5's UNet2DConditionModel configuration (tools/torch_reference.py's sd15 rows too)."""
+    """SD 1.5's UNet2DConditionModel configuration: the package's, torch_reference's sd15 rows' and,
+    with cubench's tiny widths, tests/data/make_sd15_tiny_diffusers.py's."""
     return dict(sample_size=64, in_channels=4, out_channels=4, layers_per_block=2,
                 block_out_channels=(320, 640, 1280, 1280),
                 down_block_types=("CrossAttnDownBlock2D",) * 3 + ("DownBlock2D",),

@@ -2,6 +2,7 @@
 with diffusers' and transformers' own models built from their configurations in code."""
 import time
 
+from .compiled_modules import sd15_unet_config
 from .torch_compile import compiled
 
 # sd15's steps, guidance, prompt tokens and VAE scale, cubench's fixed values
@@ -20,12 +21,7 @@ def sd15_models(torch, dtype, what="image"):
     except ImportError as e:
         raise RuntimeError(f"the sd15 reference needs diffusers and transformers for this python ({e}): "
                            "pip install diffusers transformers") from None
-    unet_config = dict(sample_size=64, in_channels=4, out_channels=4, layers_per_block=2,
-                       block_out_channels=(320, 640, 1280, 1280),
-                       down_block_types=("CrossAttnDownBlock2D",) * 3 + ("DownBlock2D",),
-                       up_block_types=("UpBlock2D",) + ("CrossAttnUpBlock2D",) * 3,
-                       cross_attention_dim=768, attention_head_dim=8, norm_num_groups=32, norm_eps=1e-5,
-                       flip_sin_to_cos=True, freq_shift=0, act_fn="silu")
+    unet_config = sd15_unet_config()
     vae_config = dict(in_channels=3, out_channels=3, down_block_types=("DownEncoderBlock2D",) * 4,
                       up_block_types=("UpDecoderBlock2D",) * 4, block_out_channels=(128, 256, 512, 512),
                       layers_per_block=2, latent_channels=4, norm_num_groups=32, sample_size=512,
