@@ -38,7 +38,9 @@ CLOCK = [1500.0] * 5
 
 
 class PairOfFiles(unittest.TestCase):
-    """A base file and another, made by samples_file(), compared with --table."""
+    """A base file and another, each written by `write` (here samples_file()), compared with
+    --table."""
+    write = staticmethod(samples_file)
 
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
@@ -47,8 +49,9 @@ class PairOfFiles(unittest.TestCase):
         self.dir.cleanup()
 
     def table(self, base_rows, other_rows, *extra):
-        return compare_table(self, samples_file(self.dir.name, "a.json", base_rows),
-                             samples_file(self.dir.name, "b.json", other_rows), *extra)
+        """{row: {column: cell}} of the CSV table, and the Markdown table's text."""
+        return compare_table(self, self.write(self.dir.name, "a.json", base_rows),
+                             self.write(self.dir.name, "b.json", other_rows), *extra)
 
     def word(self, base, other, *extra, base_clocks=CLOCK, other_clocks=CLOCK):
         rows, _ = self.table({"k/manual_time": (base, base_clocks)},
@@ -143,23 +146,13 @@ def one_process_file(directory, name, rows):
 ONE_PROCESS_RUN_MORE = "too noisy to tell (one process: run more)"
 
 
-class OneRepetition(unittest.TestCase):
+class OneRepetition(PairOfFiles):
     """--table on two files of one process and one repetition per row (cubench's default run):
     no U test; a row is called faster or slower only where its change is at least 10%, at least
     twice either row's own sample spread (sample_cv) and at least --min-effect, with the rows' 95%
     intervals (time_ci_pct) apart; a change under --min-effect is the same; anything else is too
     noisy to tell, with why. One line under the table says what one process cannot see."""
-
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-
-    def tearDown(self):
-        self.dir.cleanup()
-
-    def table(self, base, other, *extra):
-        """{row: {column: cell}} of the CSV table, and the Markdown table's text."""
-        return compare_table(self, one_process_file(self.dir.name, "a.json", base),
-                             one_process_file(self.dir.name, "b.json", other), *extra)
+    write = staticmethod(one_process_file)
 
     def word(self, base, other, *extra):
         rows, _ = self.table({"k/manual_time": base}, {"k/manual_time": other}, *extra)
