@@ -840,6 +840,60 @@ class TorchBuilds(unittest.TestCase):
         self.assertEqual(md.count("Warning:"), 1)  # c is another install
 
 
+class ModeLines(unittest.TestCase):
+    """A LibTorch family's rows in eager, graph and compiled mode: under each build's count, the
+    count again per mode ("compiled, b against a: ..."), so an upgrade that speeds up compiled
+    models alone is seen as that."""
+
+    def write(self, folder, label, compiled_time):
+        """13.0's fixture with llama_decode's rows (eager, graph, compiled at batch 1 and 8; four
+        processes), the compiled ones taking compiled_time us and the others 100 us."""
+        with open(fixture("13.0")) as f:
+            doc = json.load(f)
+        schema = json.loads(doc["context"]["cubench_schema"])
+        schema["families"]["llama_decode"] = {
+            "description": "greedy generation", "main_counter": "", "size_axis": "batch",
+            "timer": "cuda_events", "counters": [], "library": "torch",
+            "axes": [{"name": "dtype", "kind": "dtype"}, {"name": "mode", "kind": "string"},
+                     {"name": "batch", "kind": "int"}]}
+        doc["context"]["cubench_schema"] = json.dumps(schema)
+        for mode in ("eager", "graph", "compiled"):
+            for batch in (1, 8):
+                name = f"llama_decode/bf16/{mode}/{batch}/manual_time"
+                for i in range(4):
+                    t = (compiled_time if mode == "compiled" else 100.0) * (1 + 0.001 * i)
+                    doc["benchmarks"].append({"name": name, "repetitions": 4, "repetition_index": i,
+                                              "real_time": t, "time_unit": "us", "sm_clock_MHz": 1500})
+        path = os.path.join(folder, f"{label}.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return f"{label}={path}"
+
+    def test_each_mode_counted_under_the_builds_count(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = run_report("--out", os.path.join(d, "r"), self.write(d, "a", 100.0),
+                           self.write(d, "b", 80.0))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "r.md")) as f:
+                md = f.read()
+        first = md.split("\n\n")[1:4]
+        self.assertTrue(first[0].startswith("**b** against a: faster in 2 of 16 rows (1.25x)"), first[0])
+        self.assertEqual(first[1].splitlines(), [
+            "- eager, b against a: faster in 0 of 2 rows, slower in none, the same in 2, too noisy to tell in 0",
+            "- graph, b against a: faster in 0 of 2 rows, slower in none, the same in 2, too noisy to tell in 0",
+            "- compiled, b against a: faster in 2 of 2 rows (1.25x), slower in none, the same in 0, too noisy "
+            "to tell in 0"])
+
+    def test_rows_of_one_mode_get_no_lines(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = run_report("--out", os.path.join(d, "r"), f"a={fixture('11.8')}", f"b={fixture('13.0')}")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "r.md")) as f:
+                md = f.read()
+        self.assertNotIn("- eager, ", md)
+        self.assertNotIn("- compiled, ", md)
+
+
 class Trend(unittest.TestCase):
     """--history: the compared rows across a tools/history database's runs, a chart per family;
     a database that is not one is one line before any work."""

@@ -1,10 +1,10 @@
 """tools/report's words: times, sizes and ratios as the page writes them, each family's sentence
-made from its rows, and the page's first sentences: the family verdicts counted and the
-recommendation."""
+made from its rows, and the page's first sentences: the family verdicts counted (and again per
+LibTorch mode: eager, graph, compiled) and the recommendation."""
 import statistics
 
 from . import verdicts
-from .page import Paragraph, Strong
+from .page import Bullets, Paragraph, Strong
 from .report_builds import Judgement, row_title, timed
 from .verdicts import FASTER, SLOWER, TOO_NOISY
 
@@ -224,10 +224,39 @@ def recommendation(label, base_label, judgements, min_effect):
     return f"Either {label} or {base_label}: every row is the same."
 
 
+# The values of the LibTorch families' `mode` axis (kGraphModes, fixtures/libraries/torch/torch_case.h),
+# in the page's order: eager calls, a CUDA graph's replay, AOTInductor's compiled module.
+GRAPH_MODES = ("eager", "graph", "compiled")
+
+
+def row_mode(comparison, name):
+    """The row's mode (GRAPH_MODES), or None for a row without one (another family's `mode`, such as
+    transformer_fwd's infer or train, is not one)."""
+    r = next(b.results[name] for b in comparison.builds if name in b.results)
+    mode = r.axis_values.get("mode")
+    return mode if mode in GRAPH_MODES else None
+
+
+def mode_lines(comparison, label, base_label, judged):
+    """The summary again per mode, where the judged rows have two modes or more: "compiled, 2.11
+    against 2.6: ...", so that a build that speeds up compiled models is told apart from one that
+    speeds up eager calls (the question a user of torch.compile asks of an upgrade)."""
+    by_mode = {}
+    for name, verdict in judged:
+        mode = row_mode(comparison, name)
+        if mode is not None:
+            by_mode.setdefault(mode, []).append((name, verdict))
+    if len(by_mode) < 2:
+        return []
+    return [f"{mode}, " + verdicts.summary(label, base_label, by_mode[mode])
+            for mode in GRAPH_MODES if mode in by_mode]
+
+
 def overall_blocks(comparison):
     """The page's first words: per other build, its rows against the base counted (the rule every
-    tool uses), then one recommendation line with its reason; with three builds or more, each
-    build against the one before it as well (the upgrade a user of that one weighs)."""
+    tool uses; per LibTorch mode too where the rows have several), then one recommendation line
+    with its reason; with three builds or more, each build against the one before it as well (the
+    upgrade a user of that one weighs)."""
     c = comparison
     blocks = []
     for i, b in enumerate(c.others, 1):
@@ -237,6 +266,9 @@ def overall_blocks(comparison):
         not_compared = [f for f, st in standings(c)[b.label].items() if st is None]
         tail = f"; not compared: {', '.join(not_compared)}." if not_compared else "."
         blocks.append(Paragraph([Strong(b.label), line[len(b.label):] + tail]))
+        per_mode = mode_lines(c, b.label, c.base.label, judged)
+        if per_mode:
+            blocks.append(Bullets(per_mode))
         judgements = {n: c.judgements[(n, i)] for n in c.names if (n, i) in c.judgements}
         blocks.append(Paragraph(recommendation(b.label, c.base.label, judgements, c.args.min_effect)))
     for i in range(2, len(c.builds)):
@@ -246,5 +278,8 @@ def overall_blocks(comparison):
         line = verdicts.summary(b.label, before.label, judged) if judged else \
             f"{b.label} against {before.label}: no row both timed"
         blocks.append(Paragraph([Strong(b.label), line[len(b.label):] + "."]))
+        per_mode = mode_lines(c, b.label, before.label, judged)
+        if per_mode:
+            blocks.append(Bullets(per_mode))
         blocks.append(Paragraph(recommendation(b.label, before.label, step, c.args.min_effect)))
     return blocks
