@@ -884,6 +884,18 @@ class ModeLines(unittest.TestCase):
             "- compiled, b against a: faster in 2 of 2 rows (1.25x), slower in none, the same in 0, too noisy "
             "to tell in 0"])
 
+    def test_each_step_of_three_builds_too(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = run_report("--out", os.path.join(d, "r"), self.write(d, "a", 100.0),
+                           self.write(d, "b", 100.0), self.write(d, "c", 80.0))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "r.md")) as f:
+                md = f.read()
+        # c against a (its first line), then c against b (the step a user of b weighs)
+        self.assertEqual(md.count("- compiled, c against a: faster in 2 of 2 rows (1.25x)"), 1)
+        self.assertEqual(md.count("- compiled, c against b: faster in 2 of 2 rows (1.25x)"), 1)
+        self.assertEqual(md.count("- compiled, b against a: faster in 0 of 2 rows"), 1)
+
     def test_rows_of_one_mode_get_no_lines(self):
         with tempfile.TemporaryDirectory() as d:
             r = run_report("--out", os.path.join(d, "r"), f"a={fixture('11.8')}", f"b={fixture('13.0')}")
