@@ -1005,10 +1005,12 @@ class StableDiffusion final : public TorchCase {
     const auto sample = torch::cat({noise_, noise_});
     const auto compiled = predict_noise(sample, at, context_).clone();
     compiled_error_ = relative_l2(compiled, unet_->forward(sample, at, context_));
-    require_bound(compiled_error_, kUNetBound.of(c_.dtype, on_gpu()),
-                  "the compiled UNet's prediction at t = 951 against an eager forward of the same "
-                  "weights",
-                  "the compiled UNet against an eager forward");
+    // Compiled against eager in the row's own dtype: require_bound would name an fp32 reference.
+    require_at_most(
+        "the compiled UNet's prediction at t = 951 against an eager forward of the same weights: "
+        "relative L2 error",
+        compiled_error_, kUNetBound.of(c_.dtype, on_gpu()),
+        "the compiled UNet against an eager forward");
   }
 
   // Reverses conv_in's input channels in place: the UNet reads the latents' channels the other
