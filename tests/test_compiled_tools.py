@@ -2,15 +2,12 @@
 takes (the C++ families name their packages the same way), its command line and its errors, and
 tools/torch_reference.py's compiled cases read from a listing."""
 import importlib.util
-import json
 import os
 import subprocess
 import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOOLS = os.path.join(HERE, "..", "tools")
-sys.path.insert(0, TOOLS)
+from tools_test_support import TOOLS, listing_line
 from cubench_tools import axes_listing, compiled_modules, torch_cases  # noqa: E402
 from cubench_tools.results import InputError  # noqa: E402
 
@@ -70,12 +67,6 @@ class AotiExportCommand(unittest.TestCase):
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
         self.assertIn("no torch in", r.stderr)
         self.assertIn("CUBENCH_PYTHON", r.stderr)
-
-
-def listing_line(family, axes):
-    """A line of cubench --cubench_list=axes (fixtures/detail/run/axes_listing.h)."""
-    name = "/".join([family] + [str(v) for v in axes.values()])
-    return json.dumps({"name": name, "family": family, "default_suite": True, "axes": axes})
 
 
 class CompiledCases(unittest.TestCase):

@@ -7,13 +7,7 @@ import sys
 import tempfile
 import unittest
 
-from tools_test_support import HERE, assert_one_line_error, tool
-
-
-def listing_line(family, axes, default=True):
-    """A line of cubench --cubench_list=axes (fixtures/detail/run/axes_listing.h)."""
-    name = "/".join([family] + [str(v) for v in axes.values()])
-    return json.dumps({"name": name, "family": family, "default_suite": default, "axes": axes})
+from tools_test_support import HERE, assert_one_line_error, listing_line, tool
 
 
 def fake_cubench(directory, stdout, code=0, stderr=""):

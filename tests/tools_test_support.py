@@ -52,6 +52,12 @@ def assert_plot_leaves_out(test, path, line, chart):
         test.assertFalse(os.path.exists(os.path.join(out, chart)))
 
 
+def listing_line(family, axes, default=True):
+    """A line of cubench --cubench_list=axes (fixtures/detail/run/axes_listing.h)."""
+    name = "/".join([family] + [str(v) for v in axes.values()])
+    return json.dumps({"name": name, "family": family, "default_suite": default, "axes": axes})
+
+
 def assert_one_line_error(test, r, pattern, code=2):
     """Exit status code and exactly one line on stderr, matching pattern (a regex)."""
     test.assertEqual(r.returncode, code, r.stdout + r.stderr)

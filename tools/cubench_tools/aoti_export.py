@@ -30,11 +30,11 @@ import sys
 import time
 
 from . import cli
+from .checkout import ROOT
 from .compiled_modules import DEFAULT_PACKAGES, build, constant_names, parse_package
 from .input_error import InputError
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_OUT = os.path.join(REPO, "build", "cuda-13.0", "aoti")
+DEFAULT_OUT = os.path.join(ROOT, "build", "cuda-13.0", "aoti")
 MODES = ("default", "max-autotune")
 
 

@@ -6,7 +6,7 @@ first_forward_ms, counters() (read after the timed runs), memory (peaks), energy
 (what the case switched, switched back)."""
 import time
 
-from .compiled_modules import build
+from .compiled_modules import LLAMA_7B, build
 from .torch_compile import compiled
 from .torch_sd15 import sd15
 
@@ -199,9 +199,11 @@ def llama_generate(torch, dt, a):
     per forward, argmax on the device. CUDA events between the steps give the same counters as
     cubench's (the first generation, before the peaks restart, is not counted)."""
     from transformers import LlamaConfig, LlamaForCausalLM, StaticCache  # the GPU machine has it
-    config = LlamaConfig(hidden_size=4096, intermediate_size=11008, num_hidden_layers=32,
-                         num_attention_heads=32, num_key_value_heads=32, vocab_size=32000,
-                         rms_norm_eps=1e-6, max_position_embeddings=4096)
+    m = LLAMA_7B
+    config = LlamaConfig(hidden_size=m["hidden"], intermediate_size=m["ffn"],
+                         num_hidden_layers=m["layers"], num_attention_heads=m["heads"],
+                         num_key_value_heads=m["heads"], vocab_size=m["vocab"],
+                         rms_norm_eps=m["rms_eps"], max_position_embeddings=m["max_positions"])
     dtype = dt[a["dtype"]]
     default = torch.get_default_dtype()
     torch.set_default_dtype(dtype)
@@ -346,7 +348,7 @@ def llama_compiled(torch, a):
     module, _, _ = build(torch, config)
     model = compiled(torch, module)
     b, prompt, new = a["batch"], a["prompt"], a["new"]
-    ids = torch.randint(32000, (b, prompt), device="cuda")
+    ids = torch.randint(LLAMA_7B["vocab"], (b, prompt), device="cuda")
     positions = torch.arange(prompt + new, device="cuda")
     clock = GenerationClock(torch, new)
 
